@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# `npm start`: installs what is missing, builds, and runs the lease server on the embedded
+# SQLite default in the foreground. Extra arguments go to `leasehold serve`.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+bash scripts/ensure-deps.sh
+bash scripts/with-node.sh node scripts/build.mjs
+exec bash scripts/with-node.sh node dist/cli.cjs serve "$@"

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# `npm test`: type-check, build, then unit, server and CLI suites. Storage-dependent suites
+# also run against PostgreSQL when LEASEHOLD_TEST_DATABASE_URL is set.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+bash scripts/ensure-deps.sh
+run() { bash scripts/with-node.sh "$@"; }
+run tsc -p . --noEmit
+run node scripts/build.mjs
+run mocha 'test/unit/**/*.test.ts' 'test/server/**/*.test.ts' 'test/cli/**/*.test.ts'

@@ -1,0 +1,105 @@
+// Walking the process tree, for the hook: up (ancestry) to find which registered terminal a
+// Claude session runs in, and down (descendants) to find a backgrounded job's process.
+// The per-process primitives live in src/server/observe/processInfo.ts because the
+// server's hold loop needs exactly the same identity (pid + start time); that file is a
+// leaf with no server state, which is why this glue module may import it.
+
+import { listProcesses, readCommandLine, readProcessInfo } from '../server/observe/processInfo.ts';
+import type { ProcessInfo } from '../server/observe/processInfo.ts';
+
+export { isSameProcess, readCommandLine, readProcessInfo } from '../server/observe/processInfo.ts';
+export type { ProcessInfo } from '../server/observe/processInfo.ts';
+
+export interface ProcessIdentity {
+  pid: number;
+  startTime: string;
+}
+
+type ReadProcess = (pid: number) => ProcessInfo | null;
+
+// A cycle or an absurd depth means the table changed under us; stop rather than spin.
+const MAX_ANCESTRY_DEPTH = 256;
+
+/**
+ * The process and its ancestors, nearest first, each with its start time, ending at pid 1
+ * (or wherever the chain breaks because an ancestor already exited).
+ */
+export function ancestry(pid: number, read: ReadProcess = readProcessInfo): ProcessInfo[] {
+  const chain: ProcessInfo[] = [];
+  const seen = new Set<number>();
+  let current = pid;
+  while (current > 0 && !seen.has(current) && chain.length < MAX_ANCESTRY_DEPTH) {
+    seen.add(current);
+    const info = read(current);
+    if (info === null) break;
+    chain.push(info);
+    if (current === 1) break;
+    current = info.ppid;
+  }
+  return chain;
+}
+
+/**
+ * The nearest ancestor of `pid` (or `pid` itself) that is one of `candidates`, matched on pid
+ * AND start time so a recycled pid never binds a session to the wrong terminal.
+ */
+export function findAncestorAmong<C extends ProcessIdentity>(
+  pid: number,
+  candidates: readonly C[],
+  read: ReadProcess = readProcessInfo,
+): { candidate: C; depth: number } | null {
+  const chain = ancestry(pid, read);
+  for (let depth = 0; depth < chain.length; depth++) {
+    const step = chain[depth];
+    const candidate = candidates.find((c) => c.pid === step.pid && c.startTime === step.startTime);
+    if (candidate) return { candidate, depth };
+  }
+  return null;
+}
+
+/**
+ * All live descendants of `pid`, breadth first (children before grandchildren). Snapshot of
+ * one process-table scan; a process reparented to init (double fork, setsid daemons) is no
+ * longer a descendant and will not appear.
+ */
+export function descendants(pid: number, list: () => ProcessInfo[] = listProcesses): ProcessInfo[] {
+  const childrenOf = new Map<number, ProcessInfo[]>();
+  for (const info of list()) {
+    if (info.state === 'Z') continue; // exited, waiting to be reaped: nothing to wait for
+    const siblings = childrenOf.get(info.ppid);
+    if (siblings) siblings.push(info);
+    else childrenOf.set(info.ppid, [info]);
+  }
+  const result: ProcessInfo[] = [];
+  const queue = [pid];
+  const seen = new Set<number>([pid]);
+  while (queue.length > 0) {
+    for (const child of childrenOf.get(queue.shift() as number) ?? []) {
+      if (seen.has(child.pid)) continue;
+      seen.add(child.pid);
+      result.push(child);
+      queue.push(child.pid);
+    }
+  }
+  return result;
+}
+
+/**
+ * The deepest descendant of `pid` whose command line contains `commandText`: the process
+ * that actually runs a backgrounded command rather than the shell wrapping it. Null when
+ * none matches, e.g. the command already finished or was reparented away.
+ */
+export function findDescendantRunning(
+  pid: number,
+  commandText: string,
+  list: () => ProcessInfo[] = listProcesses,
+  readArgs: (pid: number) => string | null = readCommandLine,
+): ProcessInfo | null {
+  const needle = commandText.trim();
+  if (needle === '') return null;
+  let match: ProcessInfo | null = null;
+  for (const info of descendants(pid, list)) {
+    if (readArgs(info.pid)?.includes(needle)) match = info; // breadth-first: later = deeper
+  }
+  return match;
+}

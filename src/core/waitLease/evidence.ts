@@ -1,0 +1,110 @@
+// Renewal evidence: a fresh observation of the awaited target itself. "My process is alive" or
+// a bare "still running" proves only the renewer's liveness, so it is refused like no evidence.
+import { LeaseholdError } from '../errors.ts';
+
+/** How old an observation may be and still renew a lease. */
+export const DEFAULT_EVIDENCE_FRESHNESS_MS = 60_000;
+/** How far in the future an observed_at may lie (clock skew between processes on one machine). */
+export const EVIDENCE_FUTURE_SKEW_MS = 5_000;
+
+/** What the server itself read about a pid (the caller does the /proc or ps I/O). */
+export interface PidReading {
+  pid: number;
+  /** The start time of the process now holding that pid; null when no such process exists. */
+  startTime: string | null;
+  /** Wall time of the read. */
+  readAtWallMs: number;
+}
+
+/** A verified observation of the target, stored on the lease as last_evidence. */
+export type TargetObservation =
+  | { kind: 'pid'; pid: number; startTime: string; observedAtWallMs: number }
+  | { kind: 'provider_job'; id: string; state: 'running'; observedAtWallMs: number };
+
+export interface EvidenceContext {
+  nowWallMs: number;
+  freshnessMs: number;
+  /** The server's own reading of the pid named in pid evidence; absent means it could not read it. */
+  pidReading?: PidReading | null;
+}
+
+function missing(message: string): LeaseholdError {
+  return new LeaseholdError('EVIDENCE_MISSING', message, { field: 'evidence' });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A process start time as an opaque, exactly compared string ("" and non-scalars are not identity). */
+export function normalizeStartTime(value: unknown): string | null {
+  if (typeof value === 'string' && value.trim() !== '') return value.trim();
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
+  return null;
+}
+
+function requireFresh(observedAtWallMs: number, context: EvidenceContext, what: string): void {
+  const age = context.nowWallMs - observedAtWallMs;
+  if (age > context.freshnessMs) {
+    throw missing(`${what} was observed ${age} ms ago; renewal needs an observation at most ${context.freshnessMs} ms old`);
+  }
+  if (age < -EVIDENCE_FUTURE_SKEW_MS) {
+    throw missing(`${what} has observed_at ${-age} ms in the future; a timestamp from the future cannot prove freshness`);
+  }
+}
+
+function judgePidEvidence(evidence: Record<string, unknown>, context: EvidenceContext): TargetObservation {
+  const pid = evidence.pid;
+  if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0) {
+    throw missing('evidence.pid must be a positive whole number naming the awaited process');
+  }
+  const startTime = normalizeStartTime(evidence.start_time);
+  if (startTime === null) {
+    throw missing('pid evidence needs start_time: a pid alone can belong to a reused process, so it does not identify the target');
+  }
+  const reading = context.pidReading;
+  if (!reading || reading.pid !== pid) {
+    throw missing(`the server could not verify pid ${pid}; renewal needs the server's own reading of the target`);
+  }
+  if (reading.startTime === null) throw missing(`pid ${pid} is not running; the awaited target has ended`);
+  if (reading.startTime !== startTime) {
+    throw missing(`pid ${pid} now belongs to a process started at ${reading.startTime}, not ${startTime}: the pid was reused, the target has ended`);
+  }
+  requireFresh(reading.readAtWallMs, context, `pid ${pid}`);
+  return { kind: 'pid', pid, startTime, observedAtWallMs: reading.readAtWallMs };
+}
+
+function judgeProviderJobEvidence(job: unknown, context: EvidenceContext): TargetObservation {
+  if (!isRecord(job)) throw missing('evidence.provider_job must be an object {id, state, observed_at}');
+  if (typeof job.id !== 'string' || job.id.trim() === '') {
+    throw missing('evidence.provider_job.id is required: an observation without the job identity proves nothing about the target');
+  }
+  if (job.state !== 'running') {
+    throw missing(`provider job ${job.id} is ${JSON.stringify(job.state)}, not running; only a running target renews a lease`);
+  }
+  const observedAt = job.observed_at;
+  if (typeof observedAt !== 'number' || !Number.isSafeInteger(observedAt)) {
+    throw missing('evidence.provider_job.observed_at is required: wall-clock ms of the observation');
+  }
+  requireFresh(observedAt, context, `provider job ${job.id}`);
+  return { kind: 'provider_job', id: job.id, state: 'running', observedAtWallMs: observedAt };
+}
+
+/**
+ * Judges renewal evidence: a verified {pid, start_time} or a fresh running provider-job
+ * observation. Anything else (absent, `{alive: true}`, `"still running"`, a pid without start
+ * time) is refused with EVIDENCE_MISSING. Takes `unknown` on purpose: the wire layer passes
+ * evidence through untouched so that a bare liveness claim is answered with the reason code,
+ * not with a schema error.
+ */
+export function judgeRenewalEvidence(evidence: unknown, context: EvidenceContext): TargetObservation {
+  if (evidence === undefined || evidence === null) {
+    throw missing('renew requires evidence: a fresh observation of the awaited target ({pid, start_time} or {provider_job: {id, state, observed_at}})');
+  }
+  if (!isRecord(evidence)) {
+    throw missing(`evidence ${JSON.stringify(evidence)} names no target; a bare liveness claim is not evidence`);
+  }
+  if ('provider_job' in evidence) return judgeProviderJobEvidence(evidence.provider_job, context);
+  if ('pid' in evidence) return judgePidEvidence(evidence, context);
+  throw missing('evidence names no target (expected {pid, start_time} or {provider_job: {...}}); "alive" or "still running" is not evidence');
+}

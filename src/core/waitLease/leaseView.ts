@@ -1,0 +1,78 @@
+// The wire view of one lease (snake_case), as list/get and verdicts return it.
+import { type ClockReading, elapsedMsSince } from './clockReading.ts';
+import { type LeaseKind, kindForConsumers } from './jobType.ts';
+import { type ObserverDescription, type WaitLeaseRecord, leaseAt, remainingMsAt } from './lease.ts';
+
+export type ObserverView =
+  | { kind: 'none' }
+  | { kind: 'pid'; pid: number; start_time: string }
+  | { kind: 'provider_job'; id: string; command?: string[]; url?: string };
+
+export interface LeaseView {
+  lease_id: string;
+  pane: string;
+  generation: number;
+  job_ref: string;
+  job_type: string;
+  /** Normalised for consumers: anything but `declared` reads as `inferred`. */
+  kind: LeaseKind;
+  description: string | null;
+  state: 'active' | 'degraded' | 'unknown' | 'ended';
+  state_reason: string | null;
+  /** Counts toward `waiting`: active and not due. */
+  valid: boolean;
+  remaining_ms: number;
+  /** Wall-clock estimate of the expiry, for display; the server judges on the boot clock. */
+  expires_at: number;
+  authorized_until: number | null;
+  clamped_by: ('hard_max' | 'authorized_until')[];
+  observer: ObserverView;
+  renew_count: number;
+  last_evidence_at: number | null;
+  end_reason: 'released' | 'expired' | 'orphaned' | null;
+  expired_by: 'ttl' | 'authorized_until' | null;
+  ended_at: number | null;
+  ended_ago_ms: number | null;
+}
+
+export function observerView(observer: ObserverDescription): ObserverView {
+  switch (observer.kind) {
+    case 'none':
+      return { kind: 'none' };
+    case 'pid':
+      return { kind: 'pid', pid: observer.pid, start_time: observer.startTime };
+    case 'provider_job': {
+      const view: ObserverView = { kind: 'provider_job', id: observer.id };
+      if (observer.command) view.command = [...observer.command];
+      if (observer.url) view.url = observer.url;
+      return view;
+    }
+  }
+}
+
+export function leaseViewOf(record: WaitLeaseRecord, now: ClockReading): LeaseView {
+  const current = leaseAt(record, now);
+  return {
+    lease_id: current.id,
+    pane: current.pane,
+    generation: current.generation,
+    job_ref: current.jobRef,
+    job_type: current.jobType,
+    kind: kindForConsumers(current.kind),
+    description: current.description,
+    state: current.state,
+    state_reason: current.stateReason,
+    valid: current.state === 'active',
+    remaining_ms: current.state === 'ended' ? 0 : remainingMsAt(current, now),
+    expires_at: current.expiresAtWallMs,
+    authorized_until: current.authorizedUntilWallMs,
+    clamped_by: [...current.clampedBy],
+    observer: observerView(current.observer),
+    renew_count: current.renewCount,
+    last_evidence_at: current.lastEvidence?.observedAtWallMs ?? null,
+    end_reason: current.endReason,
+    expired_by: current.expiredBy,
+    ended_at: current.endedAt?.wallMs ?? null,
+    ended_ago_ms: current.endedAt ? elapsedMsSince(current.endedAt, now) : null,
+  };
+}

@@ -1,0 +1,26 @@
+// Where a user's lease server keeps its data and its runtime files. Clients (extension, CLI,
+// hooks) find the server through the runtime dir's discovery file.
+import { homedir, platform } from 'node:os';
+import { join } from 'node:path';
+
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.LEASEHOLD_DATA_DIR) return env.LEASEHOLD_DATA_DIR;
+  if (platform() === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Leasehold');
+  if (platform() === 'win32') return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'Leasehold');
+  return join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'leasehold');
+}
+
+export function defaultRuntimeDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.LEASEHOLD_RUNTIME_DIR) return env.LEASEHOLD_RUNTIME_DIR;
+  if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, 'leasehold');
+  return join(homedir(), '.leasehold', 'run');
+}
+
+export const runtimeFiles = {
+  discovery: (runtimeDir: string) => join(runtimeDir, 'server.json'),
+  token: (runtimeDir: string) => join(runtimeDir, 'token'),
+  spool: (runtimeDir: string) => join(runtimeDir, 'spool'),
+  hookLog: (runtimeDir: string) => join(runtimeDir, 'hook.log'),
+  serverLog: (runtimeDir: string) => join(runtimeDir, 'server.log'),
+  lock: (dataDir: string) => join(dataDir, 'server.lock'),
+};

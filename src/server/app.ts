@@ -1,0 +1,167 @@
+// The lease server's composition root: storage, services, maintenance loops, HTTP (REST,
+// SSE, MCP) and runtime files, with one close() that undoes it all in reverse.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { systemClock, type Clock } from '../core/clock.ts';
+import { hashToken } from './auth/tokens.ts';
+import { ClaimService } from './claims/claimService.ts';
+import { ClaimStore } from './claims/claimStore.ts';
+import { Reaper } from './claims/reaper.ts';
+import { DatabaseClock } from './db/databaseClock.ts';
+import { openDb, type StorageConfig } from './db/open.ts';
+import type { Db } from './db/sql.ts';
+import { ChangeBus } from './events.ts';
+import { WriteRateLimiter, type RateLimitOptions } from './http/rateLimit.ts';
+import { createRequestListener } from './http/requestListener.ts';
+import { Router } from './http/router.ts';
+import { claimRoutes } from './http/routes/claimRoutes.ts';
+import { McpGateway } from './mcp/mcpGateway.ts';
+import { removeDiscovery, writeDiscovery } from '../runtime/discovery.ts';
+import { InstanceLock } from './runtime/instanceLock.ts';
+import { ensureLocalHuman } from './runtime/localHuman.ts';
+import { LEASEHOLD_VERSION } from './version.ts';
+import type { HumanRecord } from './claims/records.ts';
+
+export interface Logger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export const stderrLogger: Logger = {
+  info: (message, fields) => process.stderr.write(`${new Date().toISOString()} info ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`),
+  error: (message, fields) => process.stderr.write(`${new Date().toISOString()} error ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`),
+};
+
+export const silentLogger: Logger = { info: () => undefined, error: () => undefined };
+
+export interface LeaseServerConfig {
+  storage: StorageConfig;
+  runtimeDir: string;
+  /** 0 (default) picks a free port. The server binds 127.0.0.1 only. */
+  port?: number;
+  /** Claim-lease clock; defaults to the system clock (SQLite) or the database clock (PostgreSQL). */
+  clock?: Clock;
+  writeRateLimit?: RateLimitOptions;
+  reaperBackstopMs?: number;
+  humanName?: string;
+  /** Write server.json and hold the data-dir lock (off only for in-process tests that share a dir on purpose). */
+  singleInstance?: boolean;
+  logger?: Logger;
+}
+
+export interface LeaseServer {
+  url: string;
+  port: number;
+  /** The local human's API token (also in the runtime dir's token file). */
+  token: string;
+  human: HumanRecord;
+  schemaVersion: number;
+  db: Db;
+  bus: ChangeBus;
+  claims: ClaimService;
+  claimStore: ClaimStore;
+  reaper: Reaper;
+  mcp: McpGateway;
+  close(): Promise<void>;
+}
+
+export async function startLeaseServer(config: LeaseServerConfig): Promise<LeaseServer> {
+  const logger = config.logger ?? stderrLogger;
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const close = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    cleanups.length = 0;
+  };
+  try {
+    const lock = config.storage.kind === 'sqlite' && config.singleInstance !== false ? InstanceLock.acquire(config.storage.dataDir) : undefined;
+    if (lock) cleanups.push(() => lock.release());
+
+    const { db, schemaVersion } = await openDb(config.storage);
+    cleanups.push(() => db.close());
+
+    let clock = config.clock;
+    if (!clock && config.storage.kind === 'postgres') {
+      const databaseClock = await DatabaseClock.start(db);
+      cleanups.push(() => databaseClock.stop());
+      clock = databaseClock;
+    }
+    clock ??= systemClock;
+
+    const bus = new ChangeBus();
+    const claimStore = new ClaimStore(db);
+    const { human, token } = await ensureLocalHuman(claimStore, config.runtimeDir, clock, config.humanName);
+
+    let baseUrl = '';
+    const reaper = new Reaper({
+      store: claimStore,
+      clock,
+      bus,
+      backstopIntervalMs: config.reaperBackstopMs,
+      onError: (error) => logger.error('reaper failed', { error: String(error) }),
+    });
+    const claims = new ClaimService({
+      store: claimStore,
+      clock,
+      bus,
+      mcpUrl: () => `${baseUrl}/mcp`,
+      onLeaseGranted: (expiresAt) => reaper.noteExpiry(expiresAt),
+    });
+    const mcp = new McpGateway({
+      claims,
+      store: claimStore,
+      bus,
+      version: LEASEHOLD_VERSION,
+      onError: (error) => logger.error('mcp failed', { error: String(error) }),
+    });
+    cleanups.push(() => mcp.close());
+
+    const router = new Router().add(...claimRoutes(claims));
+    const startedAt = Date.now();
+    const listener = createRequestListener({
+      router,
+      bus,
+      mcp,
+      writeLimiter: new WriteRateLimiter(clock, config.writeRateLimit),
+      authenticateHuman: (candidate) => claimStore.findHumanByTokenHash(hashToken(candidate)),
+      health: () => ({ ok: true, version: LEASEHOLD_VERSION, pid: process.pid, storage: config.storage.kind, schema_version: schemaVersion, started_at: startedAt }),
+      onError: (error, req) => logger.error('request failed', { method: req.method, url: req.url, error: error instanceof Error ? error.stack : String(error) }),
+    });
+    const server: Server = createServer(listener);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port ?? 0, '127.0.0.1', () => resolve());
+    });
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    );
+    const port = (server.address() as AddressInfo).port;
+    baseUrl = `http://127.0.0.1:${port}`;
+
+    reaper.start();
+    cleanups.push(() => reaper.stop());
+
+    if (config.singleInstance !== false) {
+      lock?.publish(baseUrl);
+      writeDiscovery(config.runtimeDir, {
+        pid: process.pid,
+        port,
+        url: baseUrl,
+        version: LEASEHOLD_VERSION,
+        storage: config.storage.kind,
+        data_dir: config.storage.kind === 'sqlite' ? config.storage.dataDir : null,
+        started_at: startedAt,
+      });
+      cleanups.push(() => removeDiscovery(config.runtimeDir));
+    }
+    logger.info('lease server listening', { url: baseUrl, storage: config.storage.kind, schema_version: schemaVersion });
+
+    return { url: baseUrl, port, token, human, schemaVersion, db, bus, claims, claimStore, reaper, mcp, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

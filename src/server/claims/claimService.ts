@@ -1,0 +1,338 @@
+// The claim-lease rules of ADR-0043 applied to storage: vend and edit endpoints, add todos,
+// and the five agent verbs. Every lease is resolved by core's resolveLeaseTtl here, once.
+import {
+  effectiveDefaultLease,
+  leaseOwnerPhrase,
+  MAX_LEASE_TTL_SECONDS,
+  MIN_DEFAULT_LEASE_TTL_SECONDS,
+  resolveLeaseTtl,
+  SERVER_DEFAULT_LEASE_TTL_SECONDS,
+} from '../../core/claimLease.ts';
+import type { Clock } from '../../core/clock.ts';
+import { LeaseholdError } from '../../core/errors.ts';
+import { BASIC_VEND_VERBS, FRIEND_GRANTABLE_VERBS, type Verb } from '../../core/verbs.ts';
+import type {
+  ClaimView,
+  CreateTodoRequest,
+  DefaultLeaseView,
+  EndpointView,
+  PatchEndpointRequest,
+  TodoView,
+  VendEndpointRequest,
+} from '../../core/wire/claims.ts';
+import { generateId, generateToken, hashToken } from '../auth/tokens.ts';
+import type { ChangeBus } from '../events.ts';
+import type { ClaimStore, LeaseGrant } from './claimStore.ts';
+import type { EndpointRecord, HumanRecord, TodoRecord } from './records.ts';
+
+export function endpointView(endpoint: EndpointRecord): EndpointView {
+  const effective = effectiveDefaultLease(endpoint.default_lease_ttl_seconds);
+  return {
+    id: endpoint.id,
+    slug: endpoint.slug,
+    name: endpoint.name,
+    scope: endpoint.scope,
+    friend: endpoint.friend,
+    state: endpoint.state,
+    default_lease_ttl_seconds: endpoint.default_lease_ttl_seconds,
+    effective_lease_ttl_seconds: effective.seconds,
+    effective_lease_source: effective.source === 'endpoint' ? 'endpoint' : 'server',
+    created_at: endpoint.created_at,
+    revoked_at: endpoint.revoked_at,
+  };
+}
+
+export function defaultLeaseView(endpoint: EndpointRecord): DefaultLeaseView {
+  const effective = effectiveDefaultLease(endpoint.default_lease_ttl_seconds);
+  return {
+    default_lease_ttl_seconds: endpoint.default_lease_ttl_seconds,
+    effective_lease_ttl_seconds: effective.seconds,
+    source: effective.source === 'endpoint' ? 'endpoint' : 'server',
+    whose: leaseOwnerPhrase(effective.source),
+    bounds: {
+      min_seconds: MIN_DEFAULT_LEASE_TTL_SECONDS,
+      max_seconds: MAX_LEASE_TTL_SECONDS,
+      server_default_seconds: SERVER_DEFAULT_LEASE_TTL_SECONDS,
+    },
+  };
+}
+
+function notFound(ref: string): LeaseholdError {
+  // The same answer for an unknown endpoint and another human's: isolation (ADR-0022).
+  return new LeaseholdError('not_found', `no endpoint "${ref}"`, { field: 'endpoint' });
+}
+
+function revokedConflict(endpoint: EndpointRecord): LeaseholdError {
+  return new LeaseholdError('conflict', `endpoint "${endpoint.slug}" is revoked; it can no longer be changed`, {
+    details: { state: endpoint.state, revoked_at: endpoint.revoked_at },
+  });
+}
+
+function grantOf(perCallSeconds: number | undefined, endpoint: EndpointRecord): LeaseGrant {
+  const resolved = resolveLeaseTtl(perCallSeconds, endpoint.default_lease_ttl_seconds);
+  return { leaseSeconds: resolved.seconds, leaseMs: resolved.seconds * 1000, source: resolved.source };
+}
+
+export interface ClaimServiceOptions {
+  store: ClaimStore;
+  clock: Clock;
+  bus: ChangeBus;
+  mcpUrl: () => string;
+  /** Called after each claim so the reaper can arm its timer at the earliest expiry. */
+  onLeaseGranted?: (expiresAt: number) => void;
+}
+
+export class ClaimService {
+  private readonly store: ClaimStore;
+  private readonly clock: Clock;
+  private readonly bus: ChangeBus;
+
+  private readonly options: ClaimServiceOptions;
+
+  constructor(options: ClaimServiceOptions) {
+    this.options = options;
+    this.store = options.store;
+    this.clock = options.clock;
+    this.bus = options.bus;
+  }
+
+  // Humans' endpoints --------------------------------------------------------------
+
+  async vendEndpoint(human: HumanRecord, request: VendEndpointRequest): Promise<{ endpoint: EndpointView; token: string; mcp_url: string }> {
+    const friend = request.friend ?? false;
+    const scope = [...new Set<Verb>(request.scope ?? (friend ? FRIEND_GRANTABLE_VERBS : BASIC_VEND_VERBS))];
+    if (friend) {
+      const refused = scope.filter((verb) => !FRIEND_GRANTABLE_VERBS.includes(verb));
+      if (refused.length > 0) {
+        throw new LeaseholdError(
+          'invalid_argument',
+          `scope: ${refused.join(', ')} cannot be granted to a friend endpoint; its default lease is set by its approver`,
+          { field: 'scope' },
+        );
+      }
+    }
+    if (await this.store.findEndpoint(human.id, request.slug)) {
+      throw new LeaseholdError('conflict', `you already have an endpoint with slug "${request.slug}"`, { field: 'slug' });
+    }
+    const token = generateToken('endpoint');
+    const endpoint: EndpointRecord = {
+      id: generateId('ep'),
+      human_id: human.id,
+      slug: request.slug,
+      name: request.name ?? request.slug,
+      scope,
+      friend,
+      state: 'active',
+      default_lease_ttl_seconds: request.default_lease_ttl_seconds ?? null,
+      created_at: this.clock.nowMs(),
+      revoked_at: null,
+    };
+    await this.store.insertEndpoint({ ...endpoint, token_hash: hashToken(token) });
+    this.bus.publish({ type: 'endpoint.changed', human_id: human.id, endpoint_id: endpoint.id, change: 'vended' });
+    return { endpoint: endpointView(endpoint), token, mcp_url: this.options.mcpUrl() };
+  }
+
+  async listEndpoints(human: HumanRecord): Promise<EndpointView[]> {
+    return (await this.store.listEndpoints(human.id)).map(endpointView);
+  }
+
+  async ownEndpoint(human: HumanRecord, ref: string): Promise<EndpointRecord> {
+    const endpoint = await this.store.findEndpoint(human.id, ref);
+    if (!endpoint) throw notFound(ref);
+    return endpoint;
+  }
+
+  async getEndpoint(human: HumanRecord, ref: string): Promise<EndpointView> {
+    return endpointView(await this.ownEndpoint(human, ref));
+  }
+
+  /** PATCH: edits default_lease_ttl_seconds only (validated upstream: key required, no others). */
+  async editEndpoint(human: HumanRecord, ref: string, patch: PatchEndpointRequest): Promise<EndpointView> {
+    const endpoint = await this.ownEndpoint(human, ref);
+    return endpointView(await this.setDefaultLease(endpoint, patch.default_lease_ttl_seconds));
+  }
+
+  async revokeEndpoint(human: HumanRecord, ref: string): Promise<EndpointView> {
+    const endpoint = await this.ownEndpoint(human, ref);
+    if (endpoint.state === 'revoked') throw revokedConflict(endpoint);
+    const revoked = await this.store.revokeEndpoint(endpoint.id, this.clock.nowMs());
+    if (!revoked) throw revokedConflict({ ...endpoint, state: 'revoked' });
+    this.bus.publish({ type: 'endpoint.changed', human_id: human.id, endpoint_id: endpoint.id, change: 'revoked' });
+    return endpointView(revoked);
+  }
+
+  // The endpoint's own default (get_default_lease / set_default_lease) -----------------
+
+  async getDefaultLease(endpoint: EndpointRecord): Promise<DefaultLeaseView> {
+    return defaultLeaseView(await this.currentEndpoint(endpoint));
+  }
+
+  async setDefaultLease(endpoint: EndpointRecord, seconds: number | null): Promise<EndpointRecord> {
+    if (endpoint.state === 'revoked') throw revokedConflict(endpoint);
+    const updated = await this.store.setDefaultLease(endpoint.id, seconds);
+    if (!updated) throw revokedConflict({ ...endpoint, state: 'revoked' });
+    this.bus.publish({ type: 'endpoint.changed', human_id: endpoint.human_id, endpoint_id: endpoint.id, change: 'edited' });
+    return updated;
+  }
+
+  // Todos ----------------------------------------------------------------------------
+
+  async createTodo(human: HumanRecord, request: CreateTodoRequest): Promise<TodoView> {
+    const now = this.clock.nowMs();
+    const todo: TodoRecord = {
+      id: generateId('td'),
+      queue: request.queue,
+      title: request.title,
+      payload: request.payload ?? null,
+      state: 'queued',
+      attempts: 0,
+      holder_endpoint_id: null,
+      claim_epoch: 0,
+      lease_expires_at: null,
+      created_by: human.id,
+      created_at: now,
+      updated_at: now,
+      completed_at: null,
+    };
+    await this.store.insertTodo(todo);
+    this.bus.publish({ type: 'todo.changed', todo_id: todo.id, queue: todo.queue, change: 'created', endpoint_id: null });
+    return this.todoView(todo, new Map(), now);
+  }
+
+  async listTodos(human: HumanRecord, filter: { queue?: string; state?: TodoRecord['state']; mine?: boolean }): Promise<TodoView[]> {
+    const own = new Map((await this.store.listEndpoints(human.id)).map((endpoint) => [endpoint.id, endpoint]));
+    const todos = await this.store.listTodos({
+      queue: filter.queue,
+      state: filter.state,
+      holderIds: filter.mine ? [...own.keys()] : undefined,
+    });
+    const now = this.clock.nowMs();
+    return todos.map((todo) => this.todoView(todo, own, now));
+  }
+
+  todoView(todo: TodoRecord, ownEndpoints: Map<string, EndpointRecord>, now: number): TodoView {
+    const holder = todo.holder_endpoint_id ? ownEndpoints.get(todo.holder_endpoint_id) : undefined;
+    const held = todo.state === 'claimed';
+    return {
+      id: todo.id,
+      queue: todo.queue,
+      title: todo.title,
+      payload: todo.payload,
+      state: todo.state,
+      attempts: todo.attempts,
+      claim_epoch: todo.claim_epoch,
+      holder: held && holder ? { endpoint_id: holder.id, slug: holder.slug } : null,
+      held_by_other: held && !holder,
+      lease_expires_at: held ? todo.lease_expires_at : null,
+      lease_remaining_ms: held && todo.lease_expires_at !== null ? Math.max(0, todo.lease_expires_at - now) : null,
+      created_at: todo.created_at,
+      updated_at: todo.updated_at,
+      completed_at: todo.completed_at,
+    };
+  }
+
+  // Agent verbs ----------------------------------------------------------------------
+
+  async claim(endpoint: EndpointRecord, todoId: string, perCallSeconds?: number): Promise<ClaimView> {
+    const current = await this.currentEndpoint(endpoint);
+    const grant = grantOf(perCallSeconds, current);
+    const now = this.clock.nowMs();
+    const todo = await this.store.claimTodo(todoId, current.id, grant, now);
+    if (!todo) {
+      const existing = await this.store.getTodo(todoId);
+      if (!existing) throw new LeaseholdError('not_found', `no todo "${todoId}"`, { field: 'todo_id' });
+      throw new LeaseholdError('conflict', `todo "${todoId}" is ${existing.state === 'done' ? 'already done' : 'held by another claim'}`, {
+        field: 'todo_id',
+        details: { state: existing.state },
+      });
+    }
+    return this.granted(todo, grant, 'claimed', current.id, now);
+  }
+
+  /** Claims the oldest queued todo of the queue, or returns null when the queue is empty. */
+  async claimNext(endpoint: EndpointRecord, queue: string, perCallSeconds?: number): Promise<ClaimView | null> {
+    const current = await this.currentEndpoint(endpoint);
+    const grant = grantOf(perCallSeconds, current);
+    const now = this.clock.nowMs();
+    const todo = await this.store.claimNext(queue, current.id, grant, now);
+    return todo ? this.granted(todo, grant, 'claimed', current.id, now) : null;
+  }
+
+  /** Extends the lease; without lease_ttl_seconds by the endpoint's default (no bare-heartbeat trap). */
+  async heartbeat(endpoint: EndpointRecord, todoId: string, claimEpoch: number, perCallSeconds?: number): Promise<ClaimView> {
+    const current = await this.currentEndpoint(endpoint);
+    const grant = grantOf(perCallSeconds, current);
+    const now = this.clock.nowMs();
+    const todo = await this.store.heartbeat({ todoId, endpointId: current.id, claimEpoch, now }, grant);
+    if (!todo) throw await this.lapsed(todoId, claimEpoch);
+    return this.granted(todo, grant, 'heartbeat', current.id, now);
+  }
+
+  async release(endpoint: EndpointRecord, todoId: string, claimEpoch: number): Promise<TodoView> {
+    return this.endClaim(endpoint, todoId, claimEpoch, 'released');
+  }
+
+  async complete(endpoint: EndpointRecord, todoId: string, claimEpoch: number): Promise<TodoView> {
+    return this.endClaim(endpoint, todoId, claimEpoch, 'completed');
+  }
+
+  private async endClaim(endpoint: EndpointRecord, todoId: string, claimEpoch: number, kind: 'released' | 'completed'): Promise<TodoView> {
+    const current = await this.currentEndpoint(endpoint);
+    const now = this.clock.nowMs();
+    const mutation = { todoId, endpointId: current.id, claimEpoch, now };
+    const todo = kind === 'released' ? await this.store.release(mutation) : await this.store.complete(mutation);
+    if (!todo) throw await this.lapsed(todoId, claimEpoch);
+    this.bus.publish({ type: 'todo.changed', todo_id: todo.id, queue: todo.queue, change: kind, endpoint_id: current.id });
+    return this.todoView(todo, new Map([[current.id, current]]), now);
+  }
+
+  /**
+   * The endpoint row as stored now: the default is read on each call, so an edit applies to
+   * the next call. A read failure refuses the call rather than guessing a lease.
+   */
+  private async currentEndpoint(endpoint: EndpointRecord): Promise<EndpointRecord> {
+    let current: EndpointRecord | undefined;
+    try {
+      current = await this.store.getEndpoint(endpoint.id);
+    } catch (error) {
+      throw new LeaseholdError('unavailable', `could not read endpoint "${endpoint.slug}" to resolve its lease; the call was refused rather than guessing a lease`, {
+        details: { cause: (error as Error).message },
+      });
+    }
+    if (!current) throw notFound(endpoint.slug);
+    if (current.state === 'revoked') throw revokedConflict(current);
+    return current;
+  }
+
+  private async lapsed(todoId: string, claimEpoch: number): Promise<LeaseholdError> {
+    const existing = await this.store.getTodo(todoId);
+    if (!existing) return new LeaseholdError('not_found', `no todo "${todoId}"`, { field: 'todo_id' });
+    const why =
+      existing.claim_epoch !== claimEpoch
+        ? `the todo was claimed again since (claim_epoch ${claimEpoch} is no longer current)`
+        : existing.state === 'claimed'
+          ? 'its lease expired'
+          : `the claim ended (the todo is ${existing.state})`;
+    return new LeaseholdError('lease_lapsed', `lease on todo "${todoId}" lapsed: ${why}; you no longer hold it, so stop work on it`, {
+      field: 'claim_epoch',
+      details: { todo_state: existing.state },
+    });
+  }
+
+  private granted(todo: TodoRecord, grant: LeaseGrant, change: 'claimed' | 'heartbeat', endpointId: string, now: number): ClaimView {
+    const expiresAt = todo.lease_expires_at ?? now;
+    this.options.onLeaseGranted?.(expiresAt);
+    this.bus.publish({ type: 'todo.changed', todo_id: todo.id, queue: todo.queue, change, endpoint_id: endpointId });
+    return {
+      todo_id: todo.id,
+      queue: todo.queue,
+      title: todo.title,
+      payload: todo.payload,
+      claim_epoch: todo.claim_epoch,
+      lease_ttl_seconds: grant.leaseSeconds,
+      lease_source: grant.source,
+      lease_expires_at: expiresAt,
+      lease_remaining_ms: Math.max(0, expiresAt - now),
+    };
+  }
+}

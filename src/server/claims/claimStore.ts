@@ -1,0 +1,313 @@
+// Storage of humans, endpoints, todos and claim transitions, written once over the Db seam.
+// Every claim transition is a single conditional UPDATE (the fencing check lives in its
+// WHERE clause) plus its event row, in one transaction.
+import type { LeaseSource } from '../../core/claimLease.ts';
+import type { Verb } from '../../core/verbs.ts';
+import { first, type Db, type SqlExecutor } from '../db/sql.ts';
+import type { ClaimEventKind, ClaimEventRecord, EndpointRecord, HumanRecord, TodoRecord } from './records.ts';
+
+interface EndpointRow extends Omit<EndpointRecord, 'scope' | 'friend'> {
+  scope: string;
+  friend: number | boolean;
+}
+interface TodoRow extends Omit<TodoRecord, 'payload'> {
+  payload: string;
+}
+
+const ENDPOINT_COLUMNS =
+  'id, human_id, slug, name, scope, friend, state, default_lease_ttl_seconds, created_at, revoked_at';
+const TODO_COLUMNS =
+  'id, queue, title, payload, state, attempts, holder_endpoint_id, claim_epoch, lease_expires_at, created_by, created_at, updated_at, completed_at';
+
+function toEndpoint(row: EndpointRow): EndpointRecord {
+  return { ...row, scope: JSON.parse(row.scope) as Verb[], friend: Boolean(row.friend) };
+}
+
+function toTodo(row: TodoRow): TodoRecord {
+  return { ...row, payload: JSON.parse(row.payload) as unknown };
+}
+
+export interface LeaseGrant {
+  leaseMs: number;
+  leaseSeconds: number;
+  source: LeaseSource;
+}
+
+export interface ClaimMutation {
+  todoId: string;
+  endpointId: string;
+  claimEpoch: number;
+  now: number;
+}
+
+export class ClaimStore {
+  readonly db: Db;
+
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  // Humans ---------------------------------------------------------------------------
+
+  async insertHuman(human: HumanRecord & { token_hash: string }): Promise<void> {
+    await this.db.run('INSERT INTO humans (id, name, token_hash, created_at) VALUES (?, ?, ?, ?)', [
+      human.id,
+      human.name,
+      human.token_hash,
+      human.created_at,
+    ]);
+  }
+
+  findHumanByTokenHash(tokenHash: string): Promise<HumanRecord | undefined> {
+    return first<HumanRecord>(this.db, 'SELECT id, name, created_at FROM humans WHERE token_hash = ?', [tokenHash]);
+  }
+
+  findHumanByName(name: string): Promise<HumanRecord | undefined> {
+    return first<HumanRecord>(this.db, 'SELECT id, name, created_at FROM humans WHERE name = ?', [name]);
+  }
+
+  async setHumanTokenHash(humanId: string, tokenHash: string): Promise<void> {
+    await this.db.run('UPDATE humans SET token_hash = ? WHERE id = ?', [tokenHash, humanId]);
+  }
+
+  // Endpoints ------------------------------------------------------------------------
+
+  async insertEndpoint(endpoint: EndpointRecord & { token_hash: string }): Promise<void> {
+    await this.db.run(
+      `INSERT INTO endpoints (${ENDPOINT_COLUMNS}, token_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        endpoint.id,
+        endpoint.human_id,
+        endpoint.slug,
+        endpoint.name,
+        JSON.stringify(endpoint.scope),
+        endpoint.friend,
+        endpoint.state,
+        endpoint.default_lease_ttl_seconds,
+        endpoint.created_at,
+        endpoint.revoked_at,
+        endpoint.token_hash,
+      ],
+    );
+  }
+
+  async listEndpoints(humanId: string): Promise<EndpointRecord[]> {
+    const rows = await this.db.all<EndpointRow>(
+      `SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE human_id = ? ORDER BY created_at, slug`,
+      [humanId],
+    );
+    return rows.map(toEndpoint);
+  }
+
+  /** Reach by slug or id, within one human's endpoints only. */
+  async findEndpoint(humanId: string, ref: string): Promise<EndpointRecord | undefined> {
+    const row = await first<EndpointRow>(
+      this.db,
+      `SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE human_id = ? AND (id = ? OR slug = ?)`,
+      [humanId, ref, ref],
+    );
+    return row && toEndpoint(row);
+  }
+
+  async getEndpoint(endpointId: string): Promise<EndpointRecord | undefined> {
+    const row = await first<EndpointRow>(this.db, `SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE id = ?`, [endpointId]);
+    return row && toEndpoint(row);
+  }
+
+  async findEndpointByTokenHash(tokenHash: string): Promise<EndpointRecord | undefined> {
+    const row = await first<EndpointRow>(this.db, `SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE token_hash = ?`, [tokenHash]);
+    return row && toEndpoint(row);
+  }
+
+  /** Sets the default on an active endpoint; undefined when it is not active (or gone). */
+  async setDefaultLease(endpointId: string, seconds: number | null): Promise<EndpointRecord | undefined> {
+    const rows = await this.db.all<EndpointRow>(
+      `UPDATE endpoints SET default_lease_ttl_seconds = ? WHERE id = ? AND state = 'active' RETURNING ${ENDPOINT_COLUMNS}`,
+      [seconds, endpointId],
+    );
+    return rows[0] && toEndpoint(rows[0]);
+  }
+
+  async revokeEndpoint(endpointId: string, now: number): Promise<EndpointRecord | undefined> {
+    const rows = await this.db.all<EndpointRow>(
+      `UPDATE endpoints SET state = 'revoked', revoked_at = ? WHERE id = ? AND state = 'active' RETURNING ${ENDPOINT_COLUMNS}`,
+      [now, endpointId],
+    );
+    return rows[0] && toEndpoint(rows[0]);
+  }
+
+  // Todos ----------------------------------------------------------------------------
+
+  async insertTodo(todo: TodoRecord): Promise<void> {
+    // PostgreSQL numbers seq with its sequence; SQLite (one writer) takes the next integer.
+    const seq = this.db.dialect === 'postgres' ? '' : ', seq';
+    const seqValue = this.db.dialect === 'postgres' ? '' : ', (SELECT COALESCE(MAX(seq), 0) + 1 FROM todos)';
+    await this.db.run(`INSERT INTO todos (${TODO_COLUMNS}${seq}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?${seqValue})`, [
+      todo.id,
+      todo.queue,
+      todo.title,
+      JSON.stringify(todo.payload ?? null),
+      todo.state,
+      todo.attempts,
+      todo.holder_endpoint_id,
+      todo.claim_epoch,
+      todo.lease_expires_at,
+      todo.created_by,
+      todo.created_at,
+      todo.updated_at,
+      todo.completed_at,
+    ]);
+  }
+
+  async getTodo(todoId: string): Promise<TodoRecord | undefined> {
+    const row = await first<TodoRow>(this.db, `SELECT ${TODO_COLUMNS} FROM todos WHERE id = ?`, [todoId]);
+    return row && toTodo(row);
+  }
+
+  async listTodos(filter: { queue?: string; state?: TodoRecord['state']; holderIds?: string[]; limit?: number }): Promise<TodoRecord[]> {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (filter.queue) {
+      where.push('queue = ?');
+      params.push(filter.queue);
+    }
+    if (filter.state) {
+      where.push('state = ?');
+      params.push(filter.state);
+    }
+    if (filter.holderIds) {
+      if (filter.holderIds.length === 0) return [];
+      where.push(`holder_endpoint_id IN (${filter.holderIds.map(() => '?').join(', ')})`);
+      params.push(...filter.holderIds);
+    }
+    params.push(filter.limit ?? 500);
+    const rows = await this.db.all<TodoRow>(
+      `SELECT ${TODO_COLUMNS} FROM todos ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq LIMIT ?`,
+      params,
+    );
+    return rows.map(toTodo);
+  }
+
+  // Claim transitions ----------------------------------------------------------------
+
+  /** Claims one given queued todo. */
+  claimTodo(todoId: string, endpointId: string, lease: LeaseGrant, now: number): Promise<TodoRecord | undefined> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.all<TodoRow>(
+        `UPDATE todos SET state = 'claimed', holder_endpoint_id = ?, claim_epoch = claim_epoch + 1,
+           attempts = attempts + 1, lease_expires_at = ?, updated_at = ?
+         WHERE id = ? AND state = 'queued' RETURNING ${TODO_COLUMNS}`,
+        [endpointId, now + lease.leaseMs, now, todoId],
+      );
+      return this.recorded(tx, rows[0], 'claimed', endpointId, lease, now);
+    });
+  }
+
+  /** Claims the oldest queued todo of a queue; several servers may race (SKIP LOCKED). */
+  claimNext(queue: string, endpointId: string, lease: LeaseGrant, now: number): Promise<TodoRecord | undefined> {
+    const lock = this.db.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.all<TodoRow>(
+        `UPDATE todos SET state = 'claimed', holder_endpoint_id = ?, claim_epoch = claim_epoch + 1,
+           attempts = attempts + 1, lease_expires_at = ?, updated_at = ?
+         WHERE id = (SELECT id FROM todos WHERE queue = ? AND state = 'queued' ORDER BY seq LIMIT 1 ${lock})
+           AND state = 'queued'
+         RETURNING ${TODO_COLUMNS}`,
+        [endpointId, now + lease.leaseMs, now, queue],
+      );
+      return this.recorded(tx, rows[0], 'claimed', endpointId, lease, now);
+    });
+  }
+
+  /** Extends a live lease held under this epoch; undefined once it lapsed or was re-claimed. */
+  heartbeat(claim: ClaimMutation, lease: LeaseGrant): Promise<TodoRecord | undefined> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.all<TodoRow>(
+        `UPDATE todos SET lease_expires_at = ?, updated_at = ?
+         WHERE id = ? AND state = 'claimed' AND holder_endpoint_id = ? AND claim_epoch = ? AND lease_expires_at > ?
+         RETURNING ${TODO_COLUMNS}`,
+        [claim.now + lease.leaseMs, claim.now, claim.todoId, claim.endpointId, claim.claimEpoch, claim.now],
+      );
+      return this.recorded(tx, rows[0], 'heartbeat', claim.endpointId, lease, claim.now);
+    });
+  }
+
+  release(claim: ClaimMutation): Promise<TodoRecord | undefined> {
+    return this.endClaim(claim, 'released', `state = 'queued', holder_endpoint_id = NULL, lease_expires_at = NULL`);
+  }
+
+  complete(claim: ClaimMutation): Promise<TodoRecord | undefined> {
+    return this.endClaim(claim, 'completed', `state = 'done', lease_expires_at = NULL, completed_at = ?`, [claim.now]);
+  }
+
+  private endClaim(claim: ClaimMutation, kind: ClaimEventKind, assignments: string, extra: number[] = []): Promise<TodoRecord | undefined> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.all<TodoRow>(
+        `UPDATE todos SET ${assignments}, updated_at = ?
+         WHERE id = ? AND state = 'claimed' AND holder_endpoint_id = ? AND claim_epoch = ? AND lease_expires_at > ?
+         RETURNING ${TODO_COLUMNS}`,
+        [...extra, claim.now, claim.todoId, claim.endpointId, claim.claimEpoch, claim.now],
+      );
+      return this.recorded(tx, rows[0], kind, claim.endpointId, null, claim.now);
+    });
+  }
+
+  /**
+   * Requeues every claim whose lease lapsed at or before `now`. Several servers may reap at
+   * once: rows are locked with SKIP LOCKED and re-checked, so each lapse is reaped once.
+   */
+  reapExpired(now: number, batchSize = 500): Promise<Array<TodoRecord & { reaped_from: string | null }>> {
+    const lock = this.db.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
+    return this.db.transaction(async (tx) => {
+      const lapsed = await tx.all<{ id: string; holder_endpoint_id: string | null; claim_epoch: number }>(
+        `SELECT id, holder_endpoint_id, claim_epoch FROM todos
+         WHERE state = 'claimed' AND lease_expires_at <= ? ORDER BY lease_expires_at LIMIT ? ${lock}`,
+        [now, batchSize],
+      );
+      const reaped: Array<TodoRecord & { reaped_from: string | null }> = [];
+      for (const claim of lapsed) {
+        const rows = await tx.all<TodoRow>(
+          `UPDATE todos SET state = 'queued', holder_endpoint_id = NULL, lease_expires_at = NULL, updated_at = ?
+           WHERE id = ? AND state = 'claimed' AND claim_epoch = ? RETURNING ${TODO_COLUMNS}`,
+          [now, claim.id, claim.claim_epoch],
+        );
+        const todo = await this.recorded(tx, rows[0], 'reaped', claim.holder_endpoint_id, null, now);
+        if (todo) reaped.push({ ...todo, reaped_from: claim.holder_endpoint_id });
+      }
+      return reaped;
+    });
+  }
+
+  async nextLeaseExpiry(): Promise<number | null> {
+    const row = await first<{ next: number | null }>(
+      this.db,
+      `SELECT MIN(lease_expires_at) AS next FROM todos WHERE state = 'claimed'`,
+    );
+    return row?.next ?? null;
+  }
+
+  async listClaimEvents(todoId: string): Promise<ClaimEventRecord[]> {
+    return this.db.all<ClaimEventRecord>(
+      `SELECT id, todo_id, endpoint_id, kind, claim_epoch, lease_ttl_seconds, lease_source, lease_expires_at, at
+       FROM claim_events WHERE todo_id = ? ORDER BY id`,
+      [todoId],
+    );
+  }
+
+  private async recorded(
+    tx: SqlExecutor,
+    row: TodoRow | undefined,
+    kind: ClaimEventKind,
+    endpointId: string | null,
+    lease: LeaseGrant | null,
+    now: number,
+  ): Promise<TodoRecord | undefined> {
+    if (!row) return undefined;
+    await tx.run(
+      `INSERT INTO claim_events (todo_id, endpoint_id, kind, claim_epoch, lease_ttl_seconds, lease_source, lease_expires_at, at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      [row.id, endpointId, kind, row.claim_epoch, lease?.leaseSeconds ?? null, lease?.source ?? null, row.lease_expires_at, now],
+    );
+    return toTodo(row);
+  }
+}

@@ -1,0 +1,30 @@
+// Opens the configured database and brings its schema up to date.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { migrate } from './migrations/index.ts';
+import { PostgresDb } from './postgresDb.ts';
+import type { Db } from './sql.ts';
+import { SqliteDb } from './sqliteDb.ts';
+
+export type StorageConfig =
+  | { kind: 'sqlite'; dataDir: string }
+  | { kind: 'postgres'; url: string; schema?: string };
+
+export const SQLITE_FILENAME = 'leasehold.db';
+
+export async function openDb(config: StorageConfig): Promise<{ db: Db; schemaVersion: number }> {
+  let db: Db;
+  if (config.kind === 'sqlite') {
+    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    db = new SqliteDb(join(config.dataDir, SQLITE_FILENAME));
+  } else {
+    db = new PostgresDb(config.url, { schema: config.schema });
+  }
+  try {
+    const schemaVersion = await migrate(db);
+    return { db, schemaVersion };
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+}

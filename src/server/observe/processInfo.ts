@@ -1,0 +1,134 @@
+// Process identity that survives pid reuse: a pid alone can name a different process a
+// minute later, so every observation pairs the pid with the process's start time. Used by
+// the server's hold loop (is the awaited job still the same process?) and by the Claude
+// hook's pane discovery (src/claude/processTree.ts). Leaf module: no server state, no
+// vscode, only node:fs and `ps`, so the hook bundle can include it cheaply.
+
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  /**
+   * Identifies this process's start. Linux: field 22 (`starttime`) of /proc/<pid>/stat, clock
+   * ticks since boot, as a decimal string. macOS: `ps -o lstart=` normalised to single
+   * spaces (one-second resolution, so a pid reused within the same second is not caught
+   * there). Compare only values produced by this module on the same machine and boot.
+   */
+  startTime: string;
+  /** Single-letter scheduler state (R, S, D, Z, ...). "Z" means exited but not yet reaped. */
+  state: string;
+  comm: string;
+}
+
+const isLinux = process.platform === 'linux';
+
+/**
+ * Parses one /proc/<pid>/stat line. The comm field is wrapped in parentheses and may itself
+ * contain spaces and parentheses ("(sh) (x)"), so the fields after it start at the LAST ")".
+ */
+export function parseProcStat(text: string): ProcessInfo | null {
+  const open = text.indexOf('(');
+  const close = text.lastIndexOf(')');
+  if (open < 0 || close < open) return null;
+  const pid = Number(text.slice(0, open).trim());
+  const comm = text.slice(open + 1, close);
+  // After ") " the fields are numbered from 3 (state); starttime is field 22.
+  const rest = text.slice(close + 2).trim().split(/\s+/);
+  const state = rest[0];
+  const ppid = Number(rest[1]);
+  const startTicks = rest[22 - 3];
+  if (!Number.isInteger(pid) || !Number.isInteger(ppid) || state === undefined || !/^\d+$/.test(startTicks ?? '')) {
+    return null;
+  }
+  return { pid, ppid, startTime: startTicks, state, comm };
+}
+
+/**
+ * Parses one line of `ps -o pid=,ppid=,lstart=,stat=,comm=` (macOS). lstart is always five
+ * tokens ("Mon Dec  2 12:00:00 2026"); comm comes last because it may contain spaces.
+ */
+export function parsePsLine(line: string): ProcessInfo | null {
+  const tokens = line.trim().split(/\s+/);
+  if (tokens.length < 9) return null;
+  const pid = Number(tokens[0]);
+  const ppid = Number(tokens[1]);
+  if (!Number.isInteger(pid) || !Number.isInteger(ppid)) return null;
+  return {
+    pid,
+    ppid,
+    startTime: tokens.slice(2, 7).join(' '),
+    state: tokens[7].charAt(0),
+    comm: tokens.slice(8).join(' '),
+  };
+}
+
+const PS_COLUMNS = 'pid=,ppid=,lstart=,stat=,comm=';
+
+function runPs(args: string[]): string {
+  try {
+    // LC_ALL=C keeps lstart in the fixed English five-token form parsePsLine expects.
+    return execFileSync('ps', args, { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch {
+    return ''; // ps exits 1 when the pid does not exist
+  }
+}
+
+/** The process as it is now, or null when no process has that pid. */
+export function readProcessInfo(pid: number): ProcessInfo | null {
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  if (isLinux) {
+    try {
+      return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return null;
+    }
+  }
+  const line = runPs(['-o', PS_COLUMNS, '-p', String(pid)]).split('\n').find((l) => l.trim() !== '');
+  return line === undefined ? null : parsePsLine(line);
+}
+
+/**
+ * True while the process that had `startTime` still runs under `pid`. A different start time
+ * means the pid was reused; a zombie has already exited, so it does not count as running.
+ */
+export function isSameProcess(pid: number, startTime: string, read: (pid: number) => ProcessInfo | null = readProcessInfo): boolean {
+  const info = read(pid);
+  return info !== null && info.startTime === startTime && info.state !== 'Z';
+}
+
+/** Every process visible to this user, in no particular order. */
+export function listProcesses(): ProcessInfo[] {
+  if (isLinux) {
+    const result: ProcessInfo[] = [];
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const info = parseProcStat(readFileSync(`/proc/${entry}/stat`, 'utf8'));
+        if (info) result.push(info);
+      } catch {
+        // exited between readdir and read: not a process any more
+      }
+    }
+    return result;
+  }
+  return runPs(['-A', '-o', PS_COLUMNS])
+    .split('\n')
+    .map(parsePsLine)
+    .filter((info): info is ProcessInfo => info !== null);
+}
+
+/** The argv of a process joined with spaces, or null when it is gone or unreadable. */
+export function readCommandLine(pid: number): string | null {
+  if (isLinux) {
+    try {
+      const raw = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      return raw.split('\0').filter((part) => part !== '').join(' ');
+    } catch {
+      return null;
+    }
+  }
+  const out = runPs(['-o', 'command=', '-p', String(pid)]).trim();
+  return out === '' ? null : out;
+}

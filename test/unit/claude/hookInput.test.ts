@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import {
+  DEFAULT_HOOK_SETTINGS,
+  parseHookInput,
+  planHookActions,
+  resolveHookSettings,
+  RUNNING_EVIDENCE,
+} from '../../../src/claude/hookInput.ts';
+import type { HookContext, HookInput, HookOp } from '../../../src/claude/hookInput.ts';
+
+const SESSION = '7b756a54-68b3-4387-9af5-1b24ed317d93';
+
+function fixture(name: string): unknown {
+  return JSON.parse(readFileSync(new URL(`../../fixtures/claude-hooks/${name}.json`, import.meta.url), 'utf8'));
+}
+
+function handled(name: string): HookInput {
+  const parsed = parseHookInput(fixture(name));
+  assert.equal(parsed.kind, 'handled', JSON.stringify(parsed));
+  return (parsed as { input: HookInput }).input;
+}
+
+function plan(name: string, context: HookContext = {}, settings = DEFAULT_HOOK_SETTINGS): HookOp[] {
+  return planHookActions(handled(name), settings, context);
+}
+
+describe('parseHookInput', () => {
+  it('ignores events Leasehold does not handle, so the hook can exit at once', () => {
+    assert.deepEqual(parseHookInput(fixture('pre-tool-use')), { kind: 'ignored', eventName: 'PreToolUse' });
+  });
+
+  it('keeps fields Claude Code adds in later releases', () => {
+    const input = handled('post-tool-use-bash-background') as Record<string, unknown>;
+    assert.equal(input.duration_ms, 412);
+    assert.equal(input.prompt_id, 'p-0042');
+  });
+
+  it('reports which field is wrong when a handled event is malformed', () => {
+    const parsed = parseHookInput({ hook_event_name: 'Stop', session_id: SESSION, background_tasks: [{ type: 'shell', status: 'running' }] });
+    assert.equal(parsed.kind, 'invalid');
+    assert.match((parsed as { message: string }).message, /background_tasks\.0\.id/);
+  });
+
+  it('takes the event from the command line when the payload does not name it', () => {
+    const parsed = parseHookInput({ session_id: SESSION, prompt: 'hi' }, 'UserPromptSubmit');
+    assert.equal(parsed.kind, 'handled');
+  });
+});
+
+describe('planHookActions', () => {
+  it('SessionStart binds the session to its pane with the ancestry and LEASEHOLD_PANE, and shows idle', () => {
+    const ancestry = [
+      { pid: 4242, start_time: '90001' },
+      { pid: 4100, start_time: '88000' },
+    ];
+    const ops = plan('session-start', { envPane: 'vscode-term-3', ancestry });
+    assert.deepEqual(ops, [
+      {
+        op: 'bind_session',
+        session_id: SESSION,
+        source: 'startup',
+        cwd: '/home/dev/app',
+        pane_hint: { env_pane: 'vscode-term-3', ancestry },
+      },
+      { op: 'set_display', session_id: SESSION, state: 'idle', reason: 'session startup' },
+    ]);
+  });
+
+  it('SessionStart after a compaction refreshes the binding without claiming the pane went idle', () => {
+    const ops = plan('session-start-compact');
+    assert.deepEqual(
+      ops.map((op) => op.op),
+      ['bind_session'],
+    );
+  });
+
+  it('UserPromptSubmit shows working', () => {
+    assert.deepEqual(plan('user-prompt-submit'), [{ op: 'set_display', session_id: SESSION, state: 'working', reason: 'prompt submitted' }]);
+  });
+
+  it('a permission prompt shows blocked; an idle reminder shows idle; auth_success changes nothing', () => {
+    assert.equal((plan('notification-permission-prompt')[0] as { state: string }).state, 'blocked');
+    assert.equal((plan('notification-idle-prompt')[0] as { state: string }).state, 'idle');
+    assert.deepEqual(plan('notification-auth-success'), []);
+  });
+
+  it('a backgrounded Bash command acquires a declared shell lease named by its task id, with the shell TTL', () => {
+    assert.deepEqual(plan('post-tool-use-bash-background'), [
+      {
+        op: 'acquire',
+        session_id: SESSION,
+        job_ref: 'bmd0i64ke',
+        job_type: 'shell',
+        kind: 'declared',
+        ttl_ms: 30 * 60_000,
+        description: 'Run the test suite',
+      },
+    ]);
+  });
+
+  it('hands the launched process to the server when the hook found it', () => {
+    const [op] = plan('post-tool-use-bash-background', { pidHints: { bmd0i64ke: { pid: 5151, start_time: '123456' } } });
+    assert.deepEqual((op as { pid_hint?: unknown }).pid_hint, { pid: 5151, start_time: '123456' });
+  });
+
+  it('a foreground Bash command acquires nothing: it is already over', () => {
+    assert.deepEqual(plan('post-tool-use-bash-foreground'), []);
+  });
+
+  it('a background subagent launch acquires a subagent lease named by its agentId, with the subagent TTL', () => {
+    const ops = plan('post-tool-use-agent-background');
+    assert.deepEqual(ops, [
+      {
+        op: 'acquire',
+        session_id: SESSION,
+        job_ref: 'a9120695e511e34a9',
+        job_type: 'subagent',
+        kind: 'declared',
+        ttl_ms: 60 * 60_000,
+        description: 'Map the indexer',
+      },
+    ]);
+  });
+
+  it('treats the legacy Task tool name like Agent', () => {
+    const input = handled('post-tool-use-agent-background') as Record<string, unknown>;
+    const ops = planHookActions({ ...input, tool_name: 'Task' } as HookInput);
+    assert.equal((ops[0] as { job_ref: string }).job_ref, 'a9120695e511e34a9');
+  });
+
+  it('a foreground subagent (finished when the tool returns) acquires nothing', () => {
+    const input = handled('post-tool-use-agent-background') as Record<string, unknown>;
+    const ops = planHookActions({ ...input, tool_response: { status: 'completed', agentId: 'a1', content: [] } } as HookInput);
+    assert.deepEqual(ops, []);
+  });
+
+  it('Stop with tasks running keeps their leases with the listing as evidence and releases the rest', () => {
+    const ops = plan('stop-task-running');
+    assert.deepEqual(ops, [
+      { op: 'set_display', session_id: SESSION, state: 'idle', reason: 'turn ended (Stop)' },
+      {
+        op: 'reconcile',
+        session_id: SESSION,
+        running: [
+          { job_ref: 'bmd0i64ke', job_type: 'shell', ttl_ms: 30 * 60_000, description: 'Run the test suite', evidence: RUNNING_EVIDENCE },
+          { job_ref: 'a9120695e511e34a9', job_type: 'subagent', ttl_ms: 60 * 60_000, description: 'Map the indexer', evidence: RUNNING_EVIDENCE },
+        ],
+        finished: [],
+        release_unlisted: true,
+      },
+    ]);
+  });
+
+  it('Stop after the task finished (no longer listed) releases every lease of the session', () => {
+    const reconcile = plan('stop-task-finished')[1];
+    assert.deepEqual(reconcile, { op: 'reconcile', session_id: SESSION, running: [], finished: [], release_unlisted: true });
+  });
+
+  it('Stop releases a task listed as completed and keeps one still pending', () => {
+    const reconcile = plan('stop-task-listed-finished')[1] as Extract<HookOp, { op: 'reconcile' }>;
+    assert.deepEqual(reconcile.finished, [{ job_ref: 'bmd0i64ke', status: 'completed' }]);
+    assert.deepEqual(
+      reconcile.running.map((r) => r.job_ref),
+      ['bq1long'],
+    );
+  });
+
+  it('Stop from a Claude Code without background_tasks releases nothing: absence is not evidence', () => {
+    assert.deepEqual(
+      plan('stop-before-background-tasks-field').map((op) => op.op),
+      ['set_display'],
+    );
+  });
+
+  it('Stop shows done instead of idle when the user set it so', () => {
+    const [display] = plan('stop-task-finished', {}, resolveHookSettings({ stopDisplayState: 'done' }));
+    assert.equal((display as { state: string }).state, 'done');
+  });
+
+  it('SubagentStop releases that subagent lease', () => {
+    assert.deepEqual(plan('subagent-stop'), [{ op: 'release', session_id: SESSION, job_ref: 'a9120695e511e34a9', end_reason: 'released' }]);
+  });
+
+  it('SessionEnd releases every lease of the session', () => {
+    assert.deepEqual(plan('session-end'), [{ op: 'release_session', session_id: SESSION, reason: 'prompt_input_exit' }]);
+  });
+
+  it('uses per-job-type TTLs from settings', () => {
+    const settings = resolveHookSettings({ ttlMsByJobType: { shell: 5 * 60_000 } });
+    assert.equal((plan('post-tool-use-bash-background', {}, settings)[0] as { ttl_ms: number }).ttl_ms, 5 * 60_000);
+    assert.equal((plan('post-tool-use-agent-background', {}, settings)[0] as { ttl_ms: number }).ttl_ms, 60 * 60_000);
+  });
+});
+
+describe('resolveHookSettings', () => {
+  it('refuses an unbounded, zero or fractional TTL', () => {
+    assert.throws(() => resolveHookSettings({ ttlMsByJobType: { shell: Number.POSITIVE_INFINITY } }));
+    assert.throws(() => resolveHookSettings({ ttlMsByJobType: { shell: 0 } }));
+    assert.throws(() => resolveHookSettings({ ttlMsByJobType: { subagent: 1.5 } }));
+    assert.throws(() => resolveHookSettings({ ttlMsByJobType: { shell: 30 * 24 * 3_600_000 } }));
+  });
+});
