@@ -1,7 +1,7 @@
 // Starts and stops a code-server (VS Code 1.139 served to a browser) for one e2e scenario:
 // loopback only, no auth, its own user-data and extensions dirs, the extensions under test
 // installed unpacked, and extra env that reaches the extension host and its terminals.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -14,6 +14,8 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export interface CodeServerOptions {
   /** Unpacked extension folders (each with a package.json); installed as `<publisher>.<name>-<version>`. */
   extensions?: string[];
+  /** Packaged extensions, installed with `code-server --install-extension` before start. */
+  vsix?: string[];
   /** Symlink the extension folders (default, picks up rebuilds) or copy them. */
   extensionInstall?: 'symlink' | 'copy';
   /** Folder opened as the workspace; default a fresh temp folder. */
@@ -174,6 +176,17 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   fs.writeFileSync(configPath, 'auth: none\ncert: false\n');
   for (const extension of options.extensions ?? []) {
     installUnpackedExtension(extension, extensionsDir, options.extensionInstall ?? 'symlink');
+  }
+
+  for (const vsix of options.vsix ?? []) {
+    const installed = spawnSync(
+      nodeBin,
+      [binary, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', path.resolve(vsix)],
+      { encoding: 'utf8', timeout: 120_000, env: { ...process.env, XDG_DATA_HOME: path.join(root, 'xdg-data'), XDG_CONFIG_HOME: path.join(root, 'xdg-config') } },
+    );
+    if (installed.status !== 0) {
+      throw new Error(`code-server --install-extension ${vsix} failed (${installed.status ?? installed.signal}):\n${installed.stdout}${installed.stderr}`);
+    }
   }
 
   const sessionId = `${process.pid}-${Date.now().toString(36)}`;

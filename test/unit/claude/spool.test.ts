@@ -127,7 +127,7 @@ describe('delivery spool', function () {
     assert.deepEqual(readSpool(dir).map((entry) => entry.event.n), [3, 4, 5]);
 
     const second = await replaySpool(dir, async (event) => {
-      applied.push(event.n);
+      applied.push(Number(event.n));
     });
     assert.deepEqual(applied, [1, 2, 3, 4, 5]);
     assert.equal(second.failed, undefined);

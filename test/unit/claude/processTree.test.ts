@@ -1,0 +1,173 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import {
+  ancestry,
+  descendants,
+  findAncestorAmong,
+  findDescendantRunning,
+  isSameProcess,
+  readProcessInfo,
+} from '../../../src/claude/processTree.ts';
+import type { ProcessInfo } from '../../../src/claude/processTree.ts';
+import { parseProcStat, parsePsLine } from '../../../src/server/observe/processInfo.ts';
+
+async function waitFor<T>(probe: () => T | null | undefined, what: string, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== null && value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+}
+
+describe('process identity and tree', function () {
+  this.timeout(20_000);
+  const children: ChildProcess[] = [];
+  afterEach(async () => {
+    for (const child of children.splice(0)) {
+      if (child.pid !== undefined && child.exitCode === null) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          child.kill('SIGKILL');
+        }
+      }
+    }
+  });
+
+  // The sleep itself, once it runs (until then only the shells wrapping it match).
+  function sleeperUnder(root: number, command: string): Promise<ProcessInfo> {
+    return waitFor(() => descendants(root).find((info) => info.comm === 'sleep' && findDescendantRunning(root, command)?.pid === info.pid), command);
+  }
+
+  // A real three-level tree: sh -> sh -> sleep. The "; true" stops the inner shell from
+  // exec'ing sleep in its place; a distinct duration per test makes each sleep findable.
+  function start(seconds: number): ChildProcess {
+    const child = spawn('sh', ['-c', `sh -c 'sleep ${seconds}; true' & wait`], { stdio: 'ignore', detached: true });
+    children.push(child);
+    return child;
+  }
+
+  describe('readProcessInfo', () => {
+    it('reads this process: its parent and a start time', () => {
+      const self = readProcessInfo(process.pid);
+      assert.ok(self);
+      assert.equal(self.pid, process.pid);
+      assert.equal(self.ppid, process.ppid);
+      assert.match(self.startTime, /\S/);
+    });
+
+    it('returns null for a process that has exited', async () => {
+      const child = spawn('sh', ['-c', 'exit 0'], { stdio: 'ignore' });
+      const pid = child.pid as number;
+      await exited(child);
+      await waitFor(() => (readProcessInfo(pid) === null ? true : null), 'the exited child to disappear');
+    });
+
+    it('parses a comm that contains spaces and parentheses', () => {
+      const line = '4242 (my (weird) comm) S 4100 4242 4100 0 -1 4194304 101 0 0 0 0 0 0 0 20 0 1 0 987654 3133440 412 18446744073709551615';
+      assert.deepEqual(parseProcStat(line), { pid: 4242, ppid: 4100, startTime: '987654', state: 'S', comm: 'my (weird) comm' });
+    });
+
+    it('parses macOS ps output with its five-token start time', () => {
+      assert.deepEqual(parsePsLine('  812   1 Mon Dec  2 12:00:00 2026     Ss   /bin/zsh -l'), {
+        pid: 812,
+        ppid: 1,
+        startTime: 'Mon Dec 2 12:00:00 2026',
+        state: 'S',
+        comm: '/bin/zsh -l',
+      });
+    });
+  });
+
+  describe('isSameProcess', () => {
+    it('is true for a running process with its own start time', () => {
+      const self = readProcessInfo(process.pid) as ProcessInfo;
+      assert.equal(isSameProcess(self.pid, self.startTime), true);
+    });
+
+    it('catches pid reuse: the same pid with another start time is a different process', () => {
+      const self = readProcessInfo(process.pid) as ProcessInfo;
+      assert.equal(isSameProcess(self.pid, `${self.startTime}0`), false);
+    });
+
+    it('is false once the process has exited', async () => {
+      const child = start(301);
+      const info = await waitFor(() => readProcessInfo(child.pid as number), 'the child');
+      process.kill(-(child.pid as number), 'SIGKILL');
+      await exited(child);
+      await waitFor(() => (isSameProcess(info.pid, info.startTime) ? null : true), 'the child to stop verifying');
+    });
+
+    it('does not count a zombie (exited, not yet reaped) as running', () => {
+      const zombie: ProcessInfo = { pid: 77, ppid: 1, startTime: '5', state: 'Z', comm: 'sleep' };
+      assert.equal(isSameProcess(77, '5', () => zombie), false);
+    });
+  });
+
+  describe('ancestry and pane discovery', () => {
+    it('walks from a nested process up through its parents to pid 1, with start times', async () => {
+      const child = start(302);
+      const sleeper = await sleeperUnder(child.pid as number, 'sleep 302');
+      const chain = ancestry(sleeper.pid);
+      const pids = chain.map((step) => step.pid);
+      assert.equal(pids[0], sleeper.pid);
+      assert.ok(pids.includes(child.pid as number), 'the outer sh is an ancestor');
+      assert.ok(pids.includes(process.pid), 'this test process is an ancestor');
+      assert.equal(pids.at(-1), 1);
+      for (const step of chain) assert.match(step.startTime, /\S/);
+    });
+
+    it('finds the registered terminal shell among the ancestors', async () => {
+      const child = start(303);
+      const shell = await waitFor(() => readProcessInfo(child.pid as number), 'the shell');
+      const sleeper = await sleeperUnder(shell.pid, 'sleep 303');
+      const panes = [
+        { pid: 999_999, startTime: '1', pane: 'other' },
+        { pid: shell.pid, startTime: shell.startTime, pane: 'terminal-2' },
+      ];
+      const found = findAncestorAmong(sleeper.pid, panes);
+      assert.equal(found?.candidate.pane, 'terminal-2');
+      assert.ok((found?.depth ?? 0) >= 1);
+    });
+
+    it('does not bind to a registered pid whose start time differs (pid reused by another shell)', async () => {
+      const child = start(304);
+      const shell = await waitFor(() => readProcessInfo(child.pid as number), 'the shell');
+      const sleeper = await sleeperUnder(shell.pid, 'sleep 304');
+      const stale = [{ pid: shell.pid, startTime: `${shell.startTime}1`, pane: 'closed-terminal' }];
+      assert.equal(findAncestorAmong(sleeper.pid, stale), null);
+    });
+  });
+
+  describe('descendants', () => {
+    it('lists children before grandchildren and finds the backgrounded command', async () => {
+      const child = start(305);
+      const sleeper = await sleeperUnder(child.pid as number, 'sleep 305');
+      const tree = descendants(child.pid as number);
+      const pids = tree.map((info) => info.pid);
+      assert.ok(pids.includes(sleeper.pid));
+      const inner = tree.find((info) => info.ppid === child.pid);
+      assert.ok(inner, 'the inner sh is a direct child');
+      assert.ok(pids.indexOf(inner.pid) <= pids.indexOf(sleeper.pid));
+      assert.equal(sleeper.comm, 'sleep');
+    });
+
+    it('no longer lists a descendant after it exits', async () => {
+      const child = start(306);
+      const sleeper = await sleeperUnder(child.pid as number, 'sleep 306');
+      process.kill(sleeper.pid, 'SIGKILL');
+      await waitFor(() => (descendants(child.pid as number).some((info) => info.pid === sleeper.pid) ? null : true), 'the sleep to leave the tree');
+    });
+  });
+});
+

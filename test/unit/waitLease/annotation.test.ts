@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { annotatePane, formatAgo, formatRemaining, shouldShowExpiredNotice } from '../../../src/core/waitLease/annotation.ts';
+import { consumeExpiredNotice, degrade, expireIfDue, markUnknown, type WaitLeaseRecord } from '../../../src/core/waitLease/lease.ts';
+import { MIN, acquireLease, at } from './fixtures.ts';
+
+function annotate(displayState: string, leases: WaitLeaseRecord[], offsetMs: number, shown: string[] = []) {
+  return annotatePane({ displayState, generation: 1, leases, now: at(offsetMs), shownNoticeIds: new Set(shown) });
+}
+
+describe('wait-lease annotation', () => {
+  it('formats remaining time: minutes rounded up from 1m, seconds below', () => {
+    assert.equal(formatRemaining(12 * MIN), '12m');
+    assert.equal(formatRemaining(11 * MIN + 1), '12m');
+    assert.equal(formatRemaining(MIN), '1m');
+    assert.equal(formatRemaining(59_001), '60s');
+    assert.equal(formatRemaining(1_500), '2s');
+    assert.equal(formatRemaining(0), '0s');
+    assert.equal(formatAgo(3 * MIN + 59_000), '3m');
+    assert.equal(formatAgo(42_900), '42s');
+  });
+
+  it('shows one lease with its job, description and time left, beside the unchanged display state', () => {
+    const lease = acquireLease({ description: 'npm test', ttlMs: 20 * MIN });
+    assert.equal(annotate('idle', [lease], 8 * MIN).text, 'idle · awaiting bslbv9989 (npm test), 12m left');
+    assert.equal(annotate('idle', [acquireLease()], 10 * MIN - 30_000).text, 'idle · awaiting bslbv9989, 30s left');
+  });
+
+  it('marks an inferred lease as such', () => {
+    assert.equal(annotate('idle', [acquireLease({ kind: 'inferred' })], 0).text, 'idle · awaiting bslbv9989 (inferred), 10m left');
+  });
+
+  it('summarises several leases with the next to end', () => {
+    const leases = [
+      acquireLease({ id: 'a', jobRef: 'a', ttlMs: 4 * MIN }),
+      acquireLease({ id: 'b', jobRef: 'b', ttlMs: 10 * MIN }),
+      acquireLease({ id: 'c', jobRef: 'c', ttlMs: 20 * MIN }),
+    ];
+    assert.equal(annotate('working', leases, 0).text, 'working · awaiting 3 jobs, next ends in 4m');
+  });
+
+  it('shows degraded and UNKNOWN leases as such', () => {
+    assert.equal(annotate('idle', [degrade(acquireLease(), { reason: 'x', now: at(0) })], MIN).text, 'idle · lease degraded');
+    assert.equal(annotate('idle', [markUnknown(acquireLease(), { reason: 'x', now: at(0) })], MIN).text, 'idle · lease UNKNOWN');
+  });
+
+  it('shows "lease expired N ago" once, then never again', () => {
+    const lease = acquireLease();
+    const first = annotate('idle', [lease], 13 * MIN);
+    assert.equal(first.text, 'idle · lease expired 3m ago');
+    assert.deepEqual(first.noticesShown, ['wl_1']);
+    assert.equal(annotate('idle', [lease], 14 * MIN, first.noticesShown).text, 'idle');
+    const consumed = consumeExpiredNotice(expireIfDue(lease, at(13 * MIN)));
+    assert.equal(annotate('idle', [consumed], 14 * MIN).text, 'idle');
+  });
+
+  it('shouldShowExpiredNotice is only for expired leases not yet shown', () => {
+    const expired = expireIfDue(acquireLease(), at(11 * MIN));
+    assert.equal(shouldShowExpiredNotice(expired, new Set()), true);
+    assert.equal(shouldShowExpiredNotice(expired, new Set(['wl_1'])), false);
+    assert.equal(shouldShowExpiredNotice(consumeExpiredNotice(expired), new Set()), false);
+    assert.equal(shouldShowExpiredNotice(acquireLease(), new Set()), false);
+  });
+
+  it('shows nothing extra for a pane without leases', () => {
+    assert.deepEqual(annotate('done', [], 0), { text: 'done', parts: [], noticesShown: [] });
+  });
+});
