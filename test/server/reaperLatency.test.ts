@@ -1,0 +1,34 @@
+// The reaper requeues a lapsed claim within about a second of its expiry, on real time: a
+// timer armed at the next expiry, not a minutes-long sweep. (The one test here that waits on
+// the wall clock: its subject is the wall-clock latency itself; the lease is 1 s.)
+import assert from 'node:assert/strict';
+import { systemClock } from '../../src/core/clock.ts';
+import { storageTargets } from '../support/storage.ts';
+import { startTestServer } from '../support/server.ts';
+
+for (const target of storageTargets) {
+  describe(`reaper latency on ${target.name}`, () => {
+    it('requeues within a second of expiry, with the backstop sweep far away', async () => {
+      const t = await startTestServer(target, { clock: systemClock as never, reaperBackstopMs: 60_000 });
+      try {
+        const vended = await t.client.vendEndpoint({ slug: 'worker' });
+        const endpoint = (await t.server.claimStore.getEndpoint(vended.endpoint.id))!;
+        const todo = await t.client.createTodo({ queue: 'q', title: 'short' });
+        const claim = await t.server.claims.claim(endpoint, todo.id, 1);
+        const requeuedAt = await new Promise<number>((resolve) => {
+          const unsubscribe = t.server.bus.subscribe((event) => {
+            if (event.type === 'todo.changed' && event.change === 'reaped' && event.todo_id === todo.id) {
+              unsubscribe();
+              resolve(Date.now());
+            }
+          });
+        });
+        const lag = requeuedAt - claim.lease_expires_at;
+        assert.ok(lag >= 0 && lag < 1000, `reaper lag ${lag} ms`);
+        assert.equal((await t.client.listTodos({ state: 'queued' })).length, 1);
+      } finally {
+        await t.stop();
+      }
+    });
+  });
+}
