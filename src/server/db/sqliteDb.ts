@@ -1,6 +1,7 @@
 // Embedded storage: node:sqlite (WAL) in one file. node:sqlite is synchronous, so the async
 // facade serialises transactions with a queue: nothing else touches the connection while a
 // transaction's callback awaits.
+import { chmodSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Db, SqlExecutor, SqlValue } from './sql.ts';
 
@@ -19,6 +20,9 @@ export class SqliteDb implements Db {
 
   constructor(filename: string) {
     this.database = new DatabaseSync(filename);
+    // Token hashes live here: owner-only, like the runtime files. SQLite gives its -wal and
+    // -shm files the main file's mode.
+    if (filename !== ':memory:') chmodSync(filename, 0o600);
     this.database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
     this.direct = {
       all: async <Row>(sql: string, params: readonly SqlValue[] = []) =>
