@@ -3,6 +3,7 @@
 // integrated terminal and tree views. Every wait is explicit and named; a failed wait saves
 // a screenshot and says what was on screen.
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -376,11 +377,15 @@ export class Workbench {
 
 /** Launches Chromium, opens the workbench on the server's folder and waits for it to render. */
 export async function openWorkbench(server: CodeServer, options: WorkbenchOptions = {}): Promise<Workbench> {
+  // Chromium's crash handler writes $XDG_CONFIG_HOME/chromium whatever the profile dir is.
+  const browserHome = fs.mkdtempSync(path.join(os.tmpdir(), 'leasehold-e2e-chromium-'));
   const browser = await chromium.launch({
     executablePath: options.executablePath ?? process.env.LEASEHOLD_E2E_CHROMIUM ?? '/usr/bin/chromium',
     headless: options.headless ?? process.env.LEASEHOLD_E2E_HEADED !== '1',
     args: chromiumFlags,
+    env: { ...process.env, XDG_CONFIG_HOME: browserHome, XDG_CACHE_HOME: browserHome },
   });
+  browser.on('disconnected', () => fs.rmSync(browserHome, { recursive: true, force: true }));
   const timeoutMs = options.timeoutMs ?? 30_000;
   const consoleMessages: string[] = [];
   try {
