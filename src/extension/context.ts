@@ -1,0 +1,339 @@
+// The one object that owns what lives for the extension (log, views, status bar, terminal
+// tracking, commands) and what lives for one server run (the client, the event stream),
+// after rust-analyzer's Ctx. Nothing here blocks activation: start() runs in the background.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { LeaseholdClient } from '../client/client.ts';
+import type { EndpointView } from '../core/wire/claims.ts';
+import { defaultRuntimeDir, runtimeFiles } from '../runtime/paths.ts';
+import { consumeExpiredNotice, listPanes } from './api.ts';
+import { LEDGER_SCHEME, registerCommands } from './commands.ts';
+import type { PaneSnapshot } from './model/paneStatus.ts';
+import type { ServerState } from './model/serverStatus.ts';
+import { serverStatusView } from './model/serverStatus.ts';
+import { resolveSettings, serverLaunchFrom, terminalEnvFrom, type ResolvedSettings } from './model/settings.ts';
+import { LogTail } from './server/logTail.ts';
+import { chooseServerRuntime, type RuntimeChoice } from './server/runtime.ts';
+import { openEventStream, type EventStreamHandle } from './server/sse.ts';
+import { ServerSupervisor } from './server/supervisor.ts';
+import { StatusBar, localNow } from './statusBar.ts';
+import { TerminalPanes } from './terminals/terminalPanes.ts';
+import { EndpointsTree } from './views/endpointsTree.ts';
+import { PanesTree } from './views/panesTree.ts';
+
+/** One connection to one server process: dropped and rebuilt when the server changes. */
+class ServerRun implements vscode.Disposable {
+  readonly client: LeaseholdClient;
+  readonly pid: number;
+  private stream: EventStreamHandle | undefined;
+  private reconnect: NodeJS.Timeout | undefined;
+  private disposed = false;
+  private readonly ctx: Ctx;
+
+  constructor(ctx: Ctx, client: LeaseholdClient, pid: number) {
+    this.ctx = ctx;
+    this.client = client;
+    this.pid = pid;
+  }
+
+  start(): void {
+    this.openStream();
+    void this.ctx.terminals.syncWith(this.client).then(() => this.ctx.scheduleRefresh({ panes: true }));
+    this.ctx.scheduleRefresh({ endpoints: true, panes: true });
+  }
+
+  private openStream(): void {
+    if (this.disposed) return;
+    this.stream = openEventStream(this.client.baseUrl, this.ctx.tokenOf(this.client), {
+      onOpen: () => {
+        this.ctx.log.debug('event stream open');
+        // Anything may have changed while the stream was down.
+        this.ctx.scheduleRefresh({ endpoints: true, panes: true });
+      },
+      onEvent: (event) => {
+        this.ctx.log.trace(`event ${event.event} ${event.data}`);
+        if (event.event === 'endpoint.changed') this.ctx.scheduleRefresh({ endpoints: true });
+        else if (event.event === 'todo.changed') this.ctx.scheduleRefresh({ claims: true });
+        else if (event.event === 'pane.changed' || event.event === 'lease.changed') this.ctx.scheduleRefresh({ panes: true });
+      },
+      onEnd: (reason) => {
+        if (this.disposed) return;
+        this.ctx.log.warn(reason);
+        void this.ctx.supervisor.suspectDown(reason);
+        this.reconnect = setTimeout(() => this.openStream(), 1_000);
+      },
+    });
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.reconnect) clearTimeout(this.reconnect);
+    this.stream?.close();
+  }
+}
+
+export class Ctx implements vscode.Disposable {
+  readonly ext: vscode.ExtensionContext;
+  readonly log: vscode.LogOutputChannel;
+  readonly runtimeDir: string;
+  readonly windowSession: string;
+  readonly cliScript: string;
+  readonly supervisor: ServerSupervisor;
+  readonly terminals: TerminalPanes;
+  readonly statusBar: StatusBar;
+  readonly endpointsTree: EndpointsTree;
+  readonly panesTree: PanesTree;
+  settings: ResolvedSettings;
+  endpoints: EndpointView[] | undefined;
+  readonly panes = new Map<string, PaneSnapshot>();
+  private run: ServerRun | undefined;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private pendingRefresh = { endpoints: false, panes: false, claims: false };
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly logTail: LogTail;
+  private readonly stateChanged = new vscode.EventEmitter<ServerState>();
+  /** Fires on every server state change (tests wait on it). */
+  readonly onDidChangeServerState = this.stateChanged.event;
+  private readonly dataChanged = new vscode.EventEmitter<void>();
+  /** Fires after endpoints or panes were re-read. */
+  readonly onDidChangeData = this.dataChanged.event;
+  private panesUnavailableLogged = false;
+  /** The last ledger read (Show Lease Ledger), served read-only under LEDGER_SCHEME. */
+  ledgerText = '';
+  readonly ledgerChanged = new vscode.EventEmitter<vscode.Uri>();
+
+  constructor(ext: vscode.ExtensionContext) {
+    this.ext = ext;
+    this.log = vscode.window.createOutputChannel('Leasehold', { log: true });
+    this.runtimeDir = defaultRuntimeDir(process.env);
+    this.windowSession = vscode.env.sessionId;
+    this.cliScript = path.join(ext.extensionPath, 'dist', 'cli', 'leasehold.js');
+    this.settings = this.readSettings();
+    this.logTail = new LogTail(runtimeFiles.serverLog(this.runtimeDir), (line) => this.log.info(`[server] ${line}`));
+
+    this.supervisor = new ServerSupervisor({
+      runtimeDir: this.runtimeDir,
+      cliScript: this.cliScript,
+      launch: () => serverLaunchFrom(this.settings),
+      chooseRuntime: () => this.chooseRuntime(),
+      log: { info: (m) => this.log.info(m), warn: (m) => this.log.warn(m), error: (m) => this.log.error(m) },
+      onState: (state, client) => this.onServerState(state, client),
+    });
+    this.terminals = new TerminalPanes(this.windowSession, this.log, () => this.client);
+    this.statusBar = new StatusBar({
+      activePane: () => this.terminals.nameOf(vscode.window.activeTerminal),
+      snapshot: (pane) => this.panes.get(pane),
+      noticeShown: (leaseId) => {
+        const client = this.client;
+        if (client) void consumeExpiredNotice(client, leaseId).catch((error: Error) => this.log.warn(`notice-consumed for ${leaseId}: ${error.message}`));
+      },
+    });
+    this.endpointsTree = new EndpointsTree({ endpoints: () => this.endpoints, client: () => this.client });
+    this.panesTree = new PanesTree({
+      panes: () => [...this.panes.values()],
+      isLocal: (pane) => this.terminals.terminalOf(pane) !== undefined,
+      terminalTitle: (pane) => this.terminals.terminalOf(pane)?.name,
+      notices: this.statusBar.notices,
+    });
+    this.disposables.push(this.stateChanged, this.dataChanged);
+  }
+
+  get client(): LeaseholdClient | undefined {
+    return this.run?.client;
+  }
+
+  /** The human token the client holds (read from the runtime dir). Never given to terminals. */
+  tokenOf(_client: LeaseholdClient): string | undefined {
+    try {
+      return readFileSync(runtimeFiles.token(this.runtimeDir), 'utf8').trim();
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Everything that is not on the activation path. */
+  start(): void {
+    const ext = this.ext;
+    const endpointsView = vscode.window.createTreeView('leasehold.endpoints', { treeDataProvider: this.endpointsTree, showCollapseAll: true });
+    const panesView = vscode.window.createTreeView('leasehold.panes', { treeDataProvider: this.panesTree });
+    this.disposables.push(
+      ...registerCommands(this),
+      this.ledgerChanged,
+      vscode.workspace.registerTextDocumentContentProvider(LEDGER_SCHEME, { onDidChange: this.ledgerChanged.event, provideTextDocumentContent: () => this.ledgerText }),
+      endpointsView,
+      panesView,
+      this.endpointsTree,
+      this.panesTree,
+      this.statusBar,
+      this.terminals,
+      this.terminals.onDidChange(() => {
+        this.statusBar.update();
+        this.panesTree.refresh();
+      }),
+      vscode.window.onDidChangeActiveTerminal(() => this.statusBar.update()),
+      vscode.window.onDidStartTerminalShellExecution((event) => {
+        if (event.terminal === vscode.window.activeTerminal) this.statusBar.movedOn(this.terminals.nameOf(event.terminal));
+      }),
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (!event.affectsConfiguration('leasehold')) return;
+        this.settings = this.readSettings();
+        this.applyTerminalEnv();
+        if (event.affectsConfiguration('leasehold.dataDir') || event.affectsConfiguration('leasehold.databaseUrl') || event.affectsConfiguration('leasehold.hardMaxTtl') || event.affectsConfiguration('leasehold.serverRuntime')) {
+          void vscode.window.showInformationMessage('Leasehold: server settings changed. They apply when the lease server restarts.', 'Restart Server').then((choice) => {
+            if (choice) void vscode.commands.executeCommand('leasehold.restartServer');
+          });
+        }
+      }),
+    );
+    // A local re-render of the Panes view while it shows countdowns (no server request).
+    const treeTick = setInterval(() => {
+      if (panesView.visible && [...this.panes.values()].some((snapshot) => snapshot.pane.leases.some((lease) => lease.state !== 'ended'))) this.panesTree.refresh();
+    }, 15_000);
+    this.disposables.push({ dispose: () => clearInterval(treeTick) });
+
+    this.applyTerminalEnv();
+    this.terminals.start();
+    this.logTail.start();
+    ext.subscriptions.push(this);
+    void this.supervisor.ensureRunning();
+  }
+
+  private readSettings(): ResolvedSettings {
+    const config = vscode.workspace.getConfiguration('leasehold');
+    const settings = resolveSettings((key) => config.get(key));
+    for (const problem of settings.problems) this.log.warn(problem);
+    return settings;
+  }
+
+  private applyTerminalEnv(): void {
+    const collection = this.ext.environmentVariableCollection;
+    collection.description = 'Leasehold: where the lease server runs (runtime dir, no secret) and the Claude Code hook lease TTLs, so `leasehold hook` finds this terminal\'s server.';
+    const env = terminalEnvFrom(this.settings, this.runtimeDir, this.windowSession);
+    for (const [name, value] of Object.entries(env)) {
+      if (collection.get(name)?.value !== value) collection.replace(name, value);
+    }
+  }
+
+  private chooseRuntime(): Promise<RuntimeChoice> {
+    return chooseServerRuntime({
+      execPath: process.execPath,
+      nodeVersion: process.versions.node,
+      isElectron: Boolean(process.versions.electron),
+      setting: this.settings.serverRuntime,
+      versionOf: (command) =>
+        new Promise((resolve) => {
+          execFile(command, ['-p', 'process.versions.node'], { timeout: 5_000, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } }, (error, stdout) => resolve(error ? undefined : stdout.trim()));
+        }),
+      findNodeOnPath: () =>
+        new Promise((resolve) => {
+          const finder = process.platform === 'win32' ? 'where' : 'which';
+          execFile(finder, ['node'], { timeout: 5_000 }, (error, stdout) => resolve(error ? undefined : stdout.split(/\r?\n/)[0]?.trim() || undefined));
+        }),
+    });
+  }
+
+  /** The runtime the CLI runs on: the server's, or a fresh choice. */
+  async cliRuntime(): Promise<RuntimeChoice> {
+    const runtime = this.supervisor.runtime;
+    return runtime ? { ok: true, runtime } : this.chooseRuntime();
+  }
+
+  private onServerState(state: ServerState, client: LeaseholdClient | undefined): void {
+    this.statusBar.showServer(state);
+    void vscode.commands.executeCommand('setContext', 'leasehold.server', serverStatusView(state).contextKey);
+    if (state.kind === 'running' && client) {
+      if (!this.run || this.run.pid !== state.pid || this.run.client.baseUrl !== client.baseUrl) {
+        this.run?.dispose();
+        this.run = new ServerRun(this, client, state.pid);
+        this.run.start();
+      }
+    } else if (state.kind !== 'running' && this.run) {
+      this.run.dispose();
+      this.run = undefined;
+    }
+    if (state.kind === 'failed') {
+      const buttons = state.action === 'configureRuntime' ? ['Open Setting', 'Show Log'] : ['Show Log', 'Restart Server'];
+      void vscode.window.showErrorMessage(`Leasehold: ${state.message}`, ...buttons).then((choice) => {
+        if (choice === 'Show Log') this.log.show();
+        else if (choice === 'Restart Server') void vscode.commands.executeCommand('leasehold.restartServer');
+        else if (choice === 'Open Setting') void vscode.commands.executeCommand('leasehold.openRuntimeSetting');
+      });
+    }
+    this.stateChanged.fire(state);
+  }
+
+  /** Coalesces server events into one re-read per kind (a burst of events costs one request). */
+  scheduleRefresh(what: { endpoints?: boolean; panes?: boolean; claims?: boolean }): void {
+    this.pendingRefresh.endpoints ||= Boolean(what.endpoints);
+    this.pendingRefresh.panes ||= Boolean(what.panes);
+    this.pendingRefresh.claims ||= Boolean(what.claims);
+    if (this.refreshTimer) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      const pending = this.pendingRefresh;
+      this.pendingRefresh = { endpoints: false, panes: false, claims: false };
+      void this.refreshNow(pending);
+    }, 25);
+  }
+
+  async refreshNow(what: { endpoints?: boolean; panes?: boolean; claims?: boolean } = { endpoints: true, panes: true, claims: true }): Promise<void> {
+    const client = this.client;
+    if (!client) {
+      this.endpoints = undefined;
+      this.panes.clear();
+      this.endpointsTree.refresh();
+      this.panesTree.refresh();
+      this.statusBar.update();
+      return;
+    }
+    const jobs: Promise<void>[] = [];
+    if (what.endpoints) {
+      jobs.push(
+        client.listEndpoints().then(
+          (endpoints) => {
+            this.endpoints = endpoints;
+            this.endpointsTree.refresh();
+          },
+          (error: Error) => this.log.warn(`could not list endpoints: ${error.message}`),
+        ),
+      );
+    } else if (what.claims) {
+      this.endpointsTree.refresh();
+    }
+    if (what.panes) {
+      jobs.push(
+        listPanes(client).then(
+          (panes) => {
+            const readAt = localNow();
+            this.panes.clear();
+            for (const pane of panes) this.panes.set(pane.name, { pane, readAt });
+            this.panesTree.refresh();
+            this.statusBar.update();
+          },
+          (error: Error) => {
+            if (!this.panesUnavailableLogged) this.log.warn(`could not list panes: ${error.message}`);
+            this.panesUnavailableLogged = true;
+          },
+        ),
+      );
+    }
+    await Promise.all(jobs);
+    this.dataChanged.fire();
+  }
+
+  private disposed = false;
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.logTail.stop();
+    this.run?.dispose();
+    this.run = undefined;
+    this.supervisor.dispose();
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    for (const disposable of this.disposables.splice(0)) disposable.dispose();
+    this.log.dispose();
+  }
+}

@@ -1,0 +1,69 @@
+// The `leasehold.*` settings as what they mean for the server launch and the terminals' env.
+// Pure: the caller passes a getter over the configuration.
+import { DEFAULT_HARD_MAX_TTL_MS } from '../../core/waitLease/grant.ts';
+import { durationSettingMs } from './durations.ts';
+
+/** Job types whose hook TTL is a setting (src/claude/hookInput.ts HookSettings). */
+export const HOOK_TTL_JOB_TYPES = ['shell', 'subagent', 'monitor', 'workflow'] as const;
+export type HookTtlJobType = (typeof HOOK_TTL_JOB_TYPES)[number];
+export const DEFAULT_HOOK_TTL = { shell: '30m', subagent: '1h', monitor: '1h', workflow: '1h' } as const satisfies Record<HookTtlJobType, string>;
+
+/** Env names the server and the hook read. */
+export const ENV = {
+  runtimeDir: 'LEASEHOLD_RUNTIME_DIR',
+  pane: 'LEASEHOLD_PANE',
+  window: 'LEASEHOLD_VSCODE_WINDOW',
+  databaseUrl: 'LEASEHOLD_DATABASE_URL',
+  hardMaxTtlMs: 'LEASEHOLD_HARD_MAX_TTL_MS',
+  /** Per job type: LEASEHOLD_HOOK_TTL_SHELL, _SUBAGENT, _MONITOR, _WORKFLOW (src/claude/hookSettings.ts). */
+  hookTtlPrefix: 'LEASEHOLD_HOOK_TTL_',
+} as const;
+
+export interface ResolvedSettings {
+  serverRuntime: string;
+  dataDir: string;
+  databaseUrl: string;
+  hardMaxTtlMs: number | undefined;
+  hookTtlMs: Record<HookTtlJobType, number>;
+  problems: string[];
+}
+
+export function resolveSettings(get: (key: string) => unknown): ResolvedSettings {
+  const problems: string[] = [];
+  const text = (key: string) => {
+    const value = get(key);
+    return typeof value === 'string' ? value.trim() : '';
+  };
+  let hardMaxTtlMs: number | undefined;
+  if (text('hardMaxTtl') !== '') {
+    const parsed = durationSettingMs(get('hardMaxTtl'), DEFAULT_HARD_MAX_TTL_MS);
+    if (parsed.problem) problems.push(`leasehold.hardMaxTtl: ${parsed.problem}; the server default applies`);
+    else hardMaxTtlMs = parsed.ms;
+  }
+  const hookTtlMs = {} as Record<HookTtlJobType, number>;
+  for (const type of HOOK_TTL_JOB_TYPES) {
+    const fallback = durationSettingMs(DEFAULT_HOOK_TTL[type], 1).ms;
+    const parsed = durationSettingMs(get(`hookTtl.${type}`), fallback);
+    if (parsed.problem) problems.push(`leasehold.hookTtl.${type}: ${parsed.problem}; ${DEFAULT_HOOK_TTL[type]} applies`);
+    hookTtlMs[type] = parsed.ms;
+  }
+  return { serverRuntime: text('serverRuntime'), dataDir: text('dataDir'), databaseUrl: text('databaseUrl'), hardMaxTtlMs, hookTtlMs, problems };
+}
+
+/** `serve` arguments and env from the settings (the database URL goes by env: argv is visible to every user). */
+export function serverLaunchFrom(settings: ResolvedSettings): { args: string[]; env: Record<string, string> } {
+  const args: string[] = [];
+  const env: Record<string, string> = {};
+  if (settings.dataDir) args.push('--data-dir', settings.dataDir);
+  if (settings.databaseUrl) env[ENV.databaseUrl] = settings.databaseUrl;
+  if (settings.hardMaxTtlMs !== undefined) env[ENV.hardMaxTtlMs] = String(settings.hardMaxTtlMs);
+  return { args, env };
+}
+
+/** What every integrated terminal gets: where the server is, and the hook TTLs. Never a token. */
+export function terminalEnvFrom(settings: ResolvedSettings, runtimeDir: string, windowSession: string): Record<string, string> {
+  const env: Record<string, string> = { [ENV.runtimeDir]: runtimeDir, [ENV.window]: windowSession };
+  // The hook reads a duration string (bare digits would mean seconds, not ms).
+  for (const type of HOOK_TTL_JOB_TYPES) env[`${ENV.hookTtlPrefix}${type.toUpperCase()}`] = `${Math.round(settings.hookTtlMs[type] / 1000)}s`;
+  return env;
+}

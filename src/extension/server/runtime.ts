@@ -1,0 +1,69 @@
+// Which JavaScript runtime runs the lease server. The server needs node:sqlite, i.e. Node 22.13
+// or later. Preferred: the runtime VS Code itself runs on (process.execPath with
+// ELECTRON_RUN_AS_NODE=1), so nothing needs installing; else the `leasehold.serverRuntime`
+// setting; else a `node` on PATH. No vscode import: the probes are injected.
+
+export const MIN_NODE = { major: 22, minor: 13 } as const;
+export const MIN_NODE_TEXT = `${MIN_NODE.major}.${MIN_NODE.minor}`;
+
+export function nodeVersionSupportsSqlite(version: string | undefined): boolean {
+  if (!version) return false;
+  const [major, minor] = version.replace(/^v/, '').split('.').map(Number);
+  if (!Number.isFinite(major) || !Number.isFinite(minor)) return false;
+  return major > MIN_NODE.major || (major === MIN_NODE.major && minor >= MIN_NODE.minor);
+}
+
+export interface ServerRuntime {
+  command: string;
+  /** Extra env for the child (ELECTRON_RUN_AS_NODE for VS Code's own runtime). */
+  env: Record<string, string>;
+  nodeVersion: string;
+  /** For the log: where it came from. */
+  source: 'vscode' | 'setting' | 'path';
+}
+
+export type RuntimeChoice = { ok: true; runtime: ServerRuntime } | { ok: false; message: string; action: 'configureRuntime' };
+
+export interface RuntimeProbe {
+  /** The extension host's own runtime. */
+  execPath: string;
+  nodeVersion: string;
+  /** True when the host is Electron (desktop VS Code): it then needs ELECTRON_RUN_AS_NODE=1. */
+  isElectron: boolean;
+  /** The `leasehold.serverRuntime` setting ('' when unset). */
+  setting: string;
+  /** Runs `<command> -p process.versions.node`; undefined when it cannot run. */
+  versionOf(command: string): Promise<string | undefined>;
+  /** `node` (or `node.exe`) on PATH, if any. */
+  findNodeOnPath(): Promise<string | undefined>;
+}
+
+export async function chooseServerRuntime(probe: RuntimeProbe): Promise<RuntimeChoice> {
+  const hostEnv: Record<string, string> = probe.isElectron ? { ELECTRON_RUN_AS_NODE: '1' } : {};
+  if (probe.setting.trim() !== '') {
+    const command = probe.setting.trim();
+    const version = await probe.versionOf(command);
+    if (nodeVersionSupportsSqlite(version)) return { ok: true, runtime: { command, env: {}, nodeVersion: version as string, source: 'setting' } };
+    return {
+      ok: false,
+      action: 'configureRuntime',
+      message: version
+        ? `leasehold.serverRuntime names ${command}, which is Node ${version}; the lease server needs Node ${MIN_NODE_TEXT} or later (node:sqlite). Point the setting at a newer node, or clear it.`
+        : `leasehold.serverRuntime names ${command}, which could not be run. Point it at a Node ${MIN_NODE_TEXT}+ executable, or clear it.`,
+    };
+  }
+  if (nodeVersionSupportsSqlite(probe.nodeVersion)) {
+    return { ok: true, runtime: { command: probe.execPath, env: hostEnv, nodeVersion: probe.nodeVersion, source: 'vscode' } };
+  }
+  const onPath = await probe.findNodeOnPath();
+  const pathVersion = onPath ? await probe.versionOf(onPath) : undefined;
+  if (onPath && nodeVersionSupportsSqlite(pathVersion)) {
+    return { ok: true, runtime: { command: onPath, env: {}, nodeVersion: pathVersion as string, source: 'path' } };
+  }
+  const found = onPath ? ` The node on PATH (${onPath}) is ${pathVersion ? `Node ${pathVersion}` : 'not runnable'}.` : ' There is no node on PATH.';
+  return {
+    ok: false,
+    action: 'configureRuntime',
+    message: `The lease server needs Node.js ${MIN_NODE_TEXT} or later (for node:sqlite). This VS Code runs Node ${probe.nodeVersion}.${found} Install Node.js ${MIN_NODE_TEXT}+ from https://nodejs.org (or update VS Code), then set leasehold.serverRuntime to its path or put it on PATH, and run "Leasehold: Restart Server".`,
+  };
+}

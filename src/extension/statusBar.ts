@@ -1,0 +1,102 @@
+// Two status bar items: the active terminal's pane (display state + wait-lease annotation,
+// kept current by server events and a local tick only while it shows time) and the server's
+// health. The wording lives in model/ (pure).
+import * as vscode from 'vscode';
+import { nextTickMs } from './model/countdown.ts';
+import { NoticeTracker } from './model/notices.ts';
+import { type LocalInstant, type PaneSnapshot, type PaneStatus, paneStatus, paneTooltipMarkdown } from './model/paneStatus.ts';
+import { type ServerState, serverStatusView } from './model/serverStatus.ts';
+
+export const PANE_ITEM_ID = 'leasehold.pane';
+export const SERVER_ITEM_ID = 'leasehold.server';
+const RELEASE_COMMAND = 'leasehold.releaseWaitLease';
+
+export function localNow(): LocalInstant {
+  return { monoMs: performance.now(), wallMs: Date.now() };
+}
+
+export interface PaneStatusSource {
+  activePane(): string | undefined;
+  snapshot(pane: string): PaneSnapshot | undefined;
+  /** Tell the server a notice was shown (POST notice-consumed). */
+  noticeShown(leaseId: string): void;
+}
+
+export class StatusBar implements vscode.Disposable {
+  readonly paneItem: vscode.StatusBarItem;
+  readonly serverItem: vscode.StatusBarItem;
+  readonly notices = new NoticeTracker();
+  private tick: NodeJS.Timeout | undefined;
+  private lastPane: string | undefined;
+  private lastStatus: PaneStatus | undefined;
+  private readonly source: PaneStatusSource;
+
+  constructor(source: PaneStatusSource) {
+    this.source = source;
+    this.paneItem = vscode.window.createStatusBarItem(PANE_ITEM_ID, vscode.StatusBarAlignment.Left, 50);
+    this.paneItem.name = 'Leasehold: Terminal Wait-Lease';
+    this.paneItem.command = 'leasehold.panes.focus';
+    this.serverItem = vscode.window.createStatusBarItem(SERVER_ITEM_ID, vscode.StatusBarAlignment.Left, 49);
+    this.serverItem.name = 'Leasehold: Lease Server';
+    this.showServer({ kind: 'starting', detail: 'activating' });
+  }
+
+  /** What the e2e/host tests read: the pane line as last rendered. */
+  get currentStatus(): PaneStatus | undefined {
+    return this.lastStatus;
+  }
+
+  showServer(state: ServerState): void {
+    const view = serverStatusView(state);
+    this.serverItem.text = view.text;
+    this.serverItem.tooltip = view.tooltip;
+    this.serverItem.command = view.command;
+    this.serverItem.backgroundColor = view.attention === 'error' ? new vscode.ThemeColor('statusBarItem.errorBackground') : view.attention === 'warning' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.serverItem.show();
+  }
+
+  /** The user moved on from a pane (switched terminal, ran a command in it). */
+  movedOn(pane: string | undefined): void {
+    if (pane) this.notices.movedOn(pane, Date.now());
+    this.update();
+  }
+
+  update(): void {
+    if (this.tick) clearTimeout(this.tick);
+    this.tick = undefined;
+    const pane = this.source.activePane();
+    if (pane !== this.lastPane && this.lastPane !== undefined) this.notices.movedOn(this.lastPane, Date.now());
+    this.lastPane = pane;
+    this.notices.expireLingering(Date.now());
+    const snapshot = pane ? this.source.snapshot(pane) : undefined;
+    if (!pane || !snapshot) {
+      this.lastStatus = undefined;
+      this.paneItem.hide();
+      return;
+    }
+    const status = paneStatus(snapshot, localNow(), this.notices.state());
+    for (const id of this.notices.shown(pane, status.noticesShown, Date.now())) this.source.noticeShown(id);
+    this.lastStatus = status;
+    const icon = status.attention === 'error' ? '$(question)' : status.attention === 'warning' ? '$(warning)' : status.leases.length > 0 ? '$(watch)' : '$(terminal)';
+    this.paneItem.text = `${icon} ${status.text}`;
+    this.paneItem.backgroundColor = status.attention === 'error' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    const markdown = new vscode.MarkdownString(
+      paneTooltipMarkdown(status, (line) => `[Release](command:${RELEASE_COMMAND}?${encodeURIComponent(JSON.stringify([{ leaseId: line.leaseId, jobRef: line.jobRef, pane }]))} "Release the wait-lease on ${line.jobRef}")`),
+    );
+    markdown.isTrusted = { enabledCommands: [RELEASE_COMMAND] };
+    this.paneItem.tooltip = markdown;
+    this.paneItem.accessibilityInformation = { label: `Leasehold: ${status.text}` };
+    this.paneItem.show();
+    const delay = nextTickMs(status);
+    if (delay !== null) {
+      this.tick = setTimeout(() => this.update(), delay);
+      this.tick.unref?.();
+    }
+  }
+
+  dispose(): void {
+    if (this.tick) clearTimeout(this.tick);
+    this.paneItem.dispose();
+    this.serverItem.dispose();
+  }
+}

@@ -1,0 +1,117 @@
+// In-extension-host suite: the extension's commands against a real lease server, run inside
+// VS Code's extension host (code-server via test/e2e/harness/hostSuite.ts runHostSuite, or a
+// desktop VS Code via test/e2e/host/runDesktop.ts). Commands are called with arguments, so no
+// UI is needed; each returns its result or {error}.
+//
+// The host's env decides which server: set LEASEHOLD_RUNTIME_DIR (and LEASEHOLD_DATA_DIR) to
+// a test folder; the extension adopts a server running there or spawns one.
+import assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { LeaseholdExtensionApi } from '../../src/extension/extension.ts';
+
+const EXTENSION_ID = 'leasehold.leasehold';
+
+async function api(): Promise<LeaseholdExtensionApi> {
+  const extension = vscode.extensions.getExtension<LeaseholdExtensionApi>(EXTENSION_ID);
+  assert.ok(extension, `${EXTENSION_ID} is installed`);
+  return extension.isActive ? extension.exports : await extension.activate();
+}
+
+async function until<T>(description: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${description}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+type Result = Record<string, unknown> & { error?: { code: string; message: string } };
+const run = (command: string, ...args: unknown[]) => vscode.commands.executeCommand<Result>(command, ...args);
+
+describe('Leasehold extension (in the extension host)', function () {
+  this.timeout(60_000);
+  const slug = `eh-${Date.now().toString(36)}`;
+  let leasehold: LeaseholdExtensionApi;
+
+  before(async () => {
+    leasehold = await api();
+    await leasehold.whenServer((state) => state.kind === 'running', 45_000);
+  });
+
+  it('activates without blocking and finds or starts the lease server', () => {
+    assert.ok(leasehold.activationMs < 500, `activation took ${leasehold.activationMs} ms`);
+    assert.match(leasehold.serverUrl() ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('contributes every command', async () => {
+    const all = await vscode.commands.getCommands(true);
+    for (const id of ['vendEndpoint', 'editEndpointLeaseTtl', 'resetEndpointLeaseTtl', 'revokeEndpoint', 'copyMcpConfig', 'addTodo', 'installHooks', 'uninstallHooks', 'releaseWaitLease', 'showLedger', 'showLog', 'restartServer']) {
+      assert.ok(all.includes(`leasehold.${id}`), `leasehold.${id} is registered`);
+    }
+  });
+
+  it('vends an endpoint with a 15m default lease', async () => {
+    const result = await run('leasehold.vendEndpoint', { slug, leaseTtl: '15m' });
+    assert.equal(result.error, undefined, result.error?.message);
+    const endpoint = result.endpoint as { slug: string; effective_lease_ttl_seconds: number; effective_lease_source: string };
+    assert.equal(endpoint.slug, slug);
+    assert.equal(endpoint.effective_lease_ttl_seconds, 900);
+    assert.equal(endpoint.effective_lease_source, 'endpoint');
+  });
+
+  it('refuses a 59s lease TTL with the rule and leaves the endpoint unchanged', async () => {
+    const result = await run('leasehold.editEndpointLeaseTtl', { endpoint: slug, ttl: '59s' });
+    assert.equal(result.error?.code, 'invalid_ttl');
+    assert.match(result.error?.message ?? '', /between 1m \(60 s\) and 1d \(86400 s\)/);
+  });
+
+  it('edits the lease TTL to 1h, then resets it to the server default', async () => {
+    const edited = await run('leasehold.editEndpointLeaseTtl', { endpoint: slug, ttl: '1h' });
+    assert.equal(edited.effective_lease_ttl_seconds, 3600);
+    const reset = await run('leasehold.resetEndpointLeaseTtl', { endpoint: slug });
+    assert.equal(reset.effective_lease_source, 'server');
+    assert.equal(reset.default_lease_ttl_seconds, null);
+  });
+
+  it('copies an MCP config with the token kept at vend', async () => {
+    const result = await run('leasehold.copyMcpConfig', { endpoint: slug });
+    assert.equal(result.error, undefined, result.error?.message);
+    assert.match(String(result.copied), new RegExp(`leasehold-${slug}`));
+    assert.match(String(result.copied), /Bearer /);
+  });
+
+  it('adds a todo', async () => {
+    const todo = await run('leasehold.addTodo', { queue: 'eh-queue', title: 'from the extension host' });
+    assert.equal(todo.queue, 'eh-queue');
+  });
+
+  it('registers an integrated terminal as a pane and closes it with the terminal', async () => {
+    const terminal = vscode.window.createTerminal({ name: 'leasehold-eh' });
+    terminal.show();
+    const name = await until('pane name', () => leasehold.paneNameOf(terminal));
+    assert.match(name, /^vscode-[a-z0-9]+-\d+$/);
+    await until('the status item for the pane', async () => {
+      await leasehold.refresh();
+      return leasehold.paneStatusText();
+    });
+    assert.match(leasehold.paneStatusText() ?? '', /^(idle|working|blocked|done|unknown)/);
+    terminal.dispose();
+  });
+
+  it('revokes the endpoint (confirmation skipped by argument); copy then says the token is gone', async () => {
+    const revoked = await run('leasehold.revokeEndpoint', { endpoint: slug, confirmed: true });
+    assert.equal(revoked.state, 'revoked');
+    const copy = await run('leasehold.copyMcpConfig', { endpoint: slug });
+    assert.ok(copy.error);
+  });
+
+  it('shows the lease ledger as a read-only markdown document', async () => {
+    const result = await run('leasehold.showLedger');
+    assert.equal(result.error, undefined, result.error?.message);
+    const editor = vscode.window.activeTextEditor;
+    assert.equal(editor?.document.uri.scheme, 'leasehold-ledger');
+    assert.match(editor?.document.getText() ?? '', /Leasehold wait-lease ledger/);
+  });
+});

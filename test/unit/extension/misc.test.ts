@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { endpointRefOf, leaseIdOf, scopeArgOf, ttlArgOf } from '../../../src/extension/model/commandArgs.ts';
+import { hooksSummaryText } from '../../../src/extension/model/hooksSummary.ts';
+import { ledgerMarkdown } from '../../../src/extension/model/ledger.ts';
+import { serverStatusView } from '../../../src/extension/model/serverStatus.ts';
+import { resolveSettings, serverLaunchFrom, terminalEnvFrom } from '../../../src/extension/model/settings.ts';
+import { SseParser } from '../../../src/extension/server/sse.ts';
+import { paneNameFor, processStartTime } from '../../../src/extension/terminals/processStart.ts';
+
+describe('extension: command arguments', () => {
+  it('reads endpoint refs, lease ids, TTLs and scopes from tree nodes, links and plain objects', () => {
+    assert.equal(endpointRefOf({ kind: 'endpoint', endpoint: { id: 'ep_1', slug: 'x' } }), 'ep_1');
+    assert.equal(endpointRefOf({ endpoint: 'reviewer' }), 'reviewer');
+    assert.equal(endpointRefOf('reviewer'), 'reviewer');
+    assert.equal(endpointRefOf(undefined), undefined);
+    assert.equal(leaseIdOf({ kind: 'lease', leaseId: 'wl_1' }), 'wl_1');
+    assert.equal(ttlArgOf({ ttl: null }), 'default');
+    assert.equal(ttlArgOf({ ttl: 900 }), '900');
+    assert.equal(ttlArgOf({}), undefined);
+    assert.equal(scopeArgOf({ scope: 'local' }), 'local');
+    assert.equal(scopeArgOf({ scope: 'global' }), undefined);
+  });
+});
+
+describe('extension: settings', () => {
+  it('turn into serve args and env (database URL by env only) and terminal env without a token', () => {
+    const settings = resolveSettings((key) => ({ dataDir: '/d', databaseUrl: 'postgres://x', hardMaxTtl: '2h', 'hookTtl.shell': '45m' })[key]);
+    assert.deepEqual(serverLaunchFrom(settings), { args: ['--data-dir', '/d'], env: { LEASEHOLD_DATABASE_URL: 'postgres://x', LEASEHOLD_HARD_MAX_TTL_MS: '7200000' } });
+    const env = terminalEnvFrom(settings, '/run/leasehold', 'session-1');
+    assert.equal(env.LEASEHOLD_RUNTIME_DIR, '/run/leasehold');
+    assert.equal(env.LEASEHOLD_HOOK_TTL_SHELL, '2700s');
+    assert.equal(env.LEASEHOLD_HOOK_TTL_SUBAGENT, '3600s');
+    assert.ok(!Object.keys(env).some((name) => /TOKEN/.test(name)));
+  });
+  it('a bad duration falls back with a problem named', () => {
+    const settings = resolveSettings((key) => ({ hardMaxTtl: 'forever' })[key]);
+    assert.equal(settings.hardMaxTtlMs, undefined);
+    assert.match(settings.problems[0], /leasehold\.hardMaxTtl/);
+  });
+});
+
+describe('extension: server status', () => {
+  it('every failure says what to do', () => {
+    const failed = serverStatusView({ kind: 'failed', message: 'crashed 5 times', action: 'openLog' });
+    assert.equal(failed.command, 'leasehold.restartServer');
+    assert.equal(failed.contextKey, 'down');
+    assert.equal(serverStatusView({ kind: 'failed', message: 'no node', action: 'configureRuntime' }).command, 'leasehold.openRuntimeSetting');
+    assert.match(serverStatusView({ kind: 'restarting', attempt: 2, delayMs: 2000, lastError: 'exit 1' }).tooltip, /attempt 2 in 2 s/);
+  });
+});
+
+describe('extension: SSE parser', () => {
+  it('parses events split across chunks, skips comments', () => {
+    const parser = new SseParser();
+    assert.deepEqual(parser.push('retry: 1000\n: connected\n\nid: 1\nevent: pane.chan'), []);
+    assert.deepEqual(parser.push('ged\ndata: {"pane":"p"}\n\n'), [{ event: 'pane.changed', data: '{"pane":"p"}', id: '1' }]);
+    assert.deepEqual(parser.push('event: lease.changed\r\ndata: a\r\ndata: b\r\n\r\n'), [{ event: 'lease.changed', data: 'a\nb', id: '1' }]);
+  });
+});
+
+describe('extension: terminals', () => {
+  it('pane names are stable per window session and counter', () => {
+    assert.equal(paneNameFor('1f3a9c2e-77aa-4e1b-9c3d-aaaaaaaaaaaa1699999999999', 3), 'vscode-1f3a9c2e-3');
+  });
+  it("reads a shell's start time as the hook does", () => {
+    assert.equal(processStartTime(42, () => ({ pid: 42, ppid: 1, startTime: '98765', state: 'S', comm: 'bash' })), '98765');
+    assert.equal(processStartTime(42, () => null), undefined);
+    assert.match(processStartTime(process.pid) ?? '', /\S/);
+  });
+});
+
+describe('extension: hooks summary and ledger', () => {
+  it('summarises what install and uninstall changed', () => {
+    assert.equal(
+      hooksSummaryText('install', 'user', { file: '/h/.claude/settings.json', changed: true, created: false, added: ['Stop', 'SessionStart'], updated: [], unchanged: ['PostToolUse'], backup: '/h/.claude/settings.json.bak' }).text,
+      'Installed Claude Code hooks (user scope) in /h/.claude/settings.json: added Stop, SessionStart; unchanged PostToolUse. Backup: /h/.claude/settings.json.bak.',
+    );
+    assert.match(hooksSummaryText('uninstall', 'local', { file: 'f', changed: false, deleted: false, removed: [] }).text, /nothing changed/);
+    assert.match(hooksSummaryText('install', 'user', 'weird').text, /weird/);
+  });
+  it('renders the ledger as markdown', () => {
+    const md = ledgerMarkdown(
+      [{ lease_id: 'wl_1', pane: 'p', job_ref: 'j|1', job_type: 'shell', kind: 'declared', declared_ttl_ms: 1_800_000, granted_at: 0, ended_at: 60_000, end_reason: 'released', release_note: null, censoring: 'exact', measured_duration_ms: 60_000 }],
+      0,
+    );
+    assert.match(md, /\| `j\\\|1` \| shell \| declared \| 30m \|.*\| released \| exact \| 1m \|/);
+    assert.match(ledgerMarkdown([], 0), /No wait-leases yet/);
+  });
+});
