@@ -1,7 +1,10 @@
 // Bundles what ships: the CLI/server (ESM, split so a hook loads only what it runs) and, when
 // present, the VS Code extension (CommonJS, `vscode` external).
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
+
+// Chunk names carry content hashes: start clean so stale chunks never pile up or ship.
+rmSync('dist/cli', { recursive: true, force: true });
 
 const production = process.argv.includes('--production');
 const common = { bundle: true, platform: 'node', target: 'node22', sourcemap: !production, minify: production, logLevel: 'warning', legalComments: 'none' };
@@ -16,6 +19,20 @@ await build({
   // Some dependencies are CommonJS that call require(); give the ESM bundle a require.
   banner: { js: "import { createRequire as __leaseholdCreateRequire } from 'node:module'; const require = __leaseholdCreateRequire(import.meta.url);" },
   external: ['pg-native'],
+});
+
+// dist/cli/hook.js: what Claude Code settings run for every hooked event (`leasehold hooks
+// install`). Its own bundle, always minified and not sharing chunks with the CLI, so zod is
+// tree-shaken to what the planner uses: the entry holds only triage (src/cli/hookMain.ts), and
+// the planner, zod and node:http load (as one chunk) only for an event that carries something.
+await build({
+  ...common,
+  minify: true,
+  entryPoints: { hook: 'src/cli/hookEntry.ts' },
+  outdir: 'dist/cli',
+  format: 'esm',
+  splitting: true,
+  chunkNames: 'hook-chunks/[name]-[hash]',
 });
 
 if (existsSync('src/extension/extension.ts')) {

@@ -9,6 +9,8 @@
 // in, abstract server operations out. The `leasehold hook` command does the I/O.
 
 import { z } from 'zod';
+import { HOOK_JOB_TYPES, MAX_HOOK_TTL_MS, RUNNING_EVIDENCE } from '../core/wire/hookOps.ts';
+import type { HookDisplayState, HookJobType, HookOp, PaneHint, ProcessHint, ReconcileRunning } from '../core/wire/hookOps.ts';
 
 // ---------------------------------------------------------------------------------------
 // Input schemas
@@ -169,13 +171,13 @@ export function parseHookInput(payload: unknown, eventFromArgv?: string): Parsed
 // ---------------------------------------------------------------------------------------
 // Settings
 
-export const JOB_TYPES = ['shell', 'subagent', 'monitor', 'workflow'] as const;
-export type JobType = (typeof JOB_TYPES)[number];
-export type DisplayState = 'working' | 'blocked' | 'idle' | 'done';
+export const JOB_TYPES = HOOK_JOB_TYPES;
+export type JobType = HookJobType;
+export type DisplayState = HookDisplayState;
+export { MAX_HOOK_TTL_MS, RUNNING_EVIDENCE };
+export type { HookOp, PaneHint, ProcessHint, ReconcileRunning };
 
 const MINUTE_MS = 60_000;
-/** No declared lease from a hook asks for more than this; the server's hard max clamps again. */
-export const MAX_HOOK_TTL_MS = 24 * 60 * MINUTE_MS;
 
 export const HookSettingsSchema = z.object({
   ttlMsByJobType: z.object({
@@ -205,53 +207,7 @@ export function resolveHookSettings(overrides: { ttlMsByJobType?: Partial<HookSe
 // ---------------------------------------------------------------------------------------
 // Operations
 
-export interface ProcessHint {
-  pid: number;
-  start_time: string;
-}
-
-/** How the server finds the pane: an explicit LEASEHOLD_PANE, and the hook's ancestry. */
-export interface PaneHint {
-  env_pane?: string;
-  ancestry: ProcessHint[];
-}
-
-export const RUNNING_EVIDENCE = 'listed as running in background_tasks';
-
-export interface ReconcileRunning {
-  job_ref: string;
-  job_type: JobType;
-  ttl_ms: number;
-  description?: string;
-  evidence: typeof RUNNING_EVIDENCE;
-}
-
-export type HookOp =
-  | { op: 'bind_session'; session_id: string; source?: string; cwd?: string; pane_hint: PaneHint }
-  | { op: 'set_display'; session_id: string; state: DisplayState; reason: string }
-  | {
-      op: 'acquire';
-      session_id: string;
-      job_ref: string;
-      job_type: JobType;
-      kind: 'declared';
-      ttl_ms: number;
-      description?: string;
-      /** The launched process, when the hook found it; the server then holds the lease on it. */
-      pid_hint?: ProcessHint;
-    }
-  | {
-      op: 'reconcile';
-      session_id: string;
-      /** Keep (renew) or acquire each, with the listing as evidence. */
-      running: ReconcileRunning[];
-      /** Listed with a status that is not running or pending: release. */
-      finished: { job_ref: string; status: string }[];
-      /** Release every other declared lease of this session: its task is no longer listed. */
-      release_unlisted: true;
-    }
-  | { op: 'release'; session_id: string; job_ref: string; end_reason: 'released' }
-  | { op: 'release_session'; session_id: string; reason?: string };
+// The operations (HookOp and its parts) are wire shapes: src/core/wire/hookOps.ts.
 
 /** What the caller observed around the event; the planner stays pure. */
 export interface HookContext {

@@ -85,9 +85,18 @@ export function shellQuote(word: string): string {
   return `"${word.replace(/(["\\$`])/g, '\\$1')}"`;
 }
 
-/** `"<node>" "<cli>" hook`, with absolute paths so the hook works from any shell and PATH. */
-export function buildHookCommand(cliScriptPath: string, runtimePath: string = process.execPath): string {
-  return `${shellQuote(runtimePath)} ${shellQuote(cliScriptPath)} hook`;
+/**
+ * `"<node>" "<cli>" hook`, with absolute paths so the hook works from any shell and PATH.
+ * When the runtime is Electron (VS Code's own, as when the extension installs the hooks) it
+ * must run as Node, or the command would open another VS Code window.
+ */
+export function buildHookCommand(
+  cliScriptPath: string,
+  runtimePath: string = process.execPath,
+  runtimeIsElectron: boolean = process.versions.electron !== undefined,
+): string {
+  const asNode = runtimeIsElectron ? 'ELECTRON_RUN_AS_NODE=1 ' : '';
+  return `${asNode}${shellQuote(runtimePath)} ${shellQuote(cliScriptPath)} hook`;
 }
 
 export function settingsPathFor(target: HookTarget): string {

@@ -2,9 +2,13 @@
 import { Command, CommanderError } from 'commander';
 import { LEASEHOLD_VERSION } from '../server/version.ts';
 import { registerEndpoint } from './commands/endpoint.ts';
+import { registerHook } from './commands/hook.ts';
+import { registerHooks, registerMcpConfig } from './commands/hooks.ts';
 import { registerServe } from './commands/serve.ts';
 import { registerTodo } from './commands/todo.ts';
-import { describeError, exitCodeFor } from './output.ts';
+import { registerPane } from './commands/pane.ts';
+import { registerConsumers } from './commands/consumers.ts';
+import { describeError, ExitWith, exitCodeFor } from './output.ts';
 
 export function buildProgram(): Command {
   const program = new Command('leasehold')
@@ -20,6 +24,11 @@ export function buildProgram(): Command {
   registerServe(program);
   registerEndpoint(program);
   registerTodo(program);
+  registerHook(program);
+  registerHooks(program);
+  registerMcpConfig(program);
+  registerPane(program);
+  registerConsumers(program);
   return program;
 }
 
@@ -33,6 +42,7 @@ export async function main(argv: string[]): Promise<number> {
       if (error.exitCode === 0) return 0;
       return 2; // commander already printed the usage problem
     }
+    if (error instanceof ExitWith) return error.exitCode;
     process.stderr.write(`leasehold: ${describeError(error)}\n`);
     return exitCodeFor(error);
   }

@@ -9,6 +9,16 @@ export class UsageError extends Error {
   }
 }
 
+/** Ends the command with this exit code and nothing more to print (e.g. teardown-check's "no"). */
+export class ExitWith extends Error {
+  readonly exitCode: number;
+  constructor(exitCode: number) {
+    super(`exit ${exitCode}`);
+    this.name = 'ExitWith';
+    this.exitCode = exitCode;
+  }
+}
+
 /** Exit codes: 1 refused or failed, 2 usage, 3 server unreachable. */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof UsageError) return 2;

@@ -10,6 +10,22 @@ import type {
   VendEndpointRequest,
   VendEndpointResponse,
 } from '../core/wire/claims.ts';
+import type { LedgerRow } from '../core/waitLease/ledger.ts';
+import type {
+  AcquireRequest,
+  GrantResponse,
+  HoldRequest,
+  LeaseViewWire,
+  LowerCeilingResponse,
+  PaneViewWire,
+  RegisterPaneRequest,
+  ReleaseResponse,
+  RenewResponse,
+  SessionBindingWire,
+  TeardownCheckRequest,
+  TeardownCheckResponse,
+  VerdictWire,
+} from '../core/waitLease/wire.ts';
 import { readDiscovery } from '../runtime/discovery.ts';
 import { runtimeFiles } from '../runtime/paths.ts';
 
@@ -143,5 +159,69 @@ export class LeaseholdClient {
   }
   async listTodos(filter: { queue?: string; state?: TodoView['state']; mine?: boolean } = {}): Promise<TodoView[]> {
     return (await this.call<{ todos: TodoView[] }>('GET', '/api/v1/todos', { query: filter })).todos;
+  }
+
+  // Panes and sessions
+  async registerPane(request: RegisterPaneRequest): Promise<PaneViewWire> {
+    return (await this.call<{ pane: PaneViewWire }>('POST', '/api/v1/panes', { body: request })).pane;
+  }
+  async listPanes(): Promise<PaneViewWire[]> {
+    return (await this.call<{ panes: PaneViewWire[] }>('GET', '/api/v1/panes')).panes;
+  }
+  async getPane(name: string): Promise<PaneViewWire> {
+    return (await this.call<{ pane: PaneViewWire }>('GET', `/api/v1/panes/${encodeURIComponent(name)}`)).pane;
+  }
+  async closePane(name: string): Promise<PaneViewWire> {
+    return (await this.call<{ pane: PaneViewWire }>('DELETE', `/api/v1/panes/${encodeURIComponent(name)}`)).pane;
+  }
+  async setPaneDisplay(name: string, state: 'idle' | 'working' | 'blocked' | 'done' | 'unknown'): Promise<PaneViewWire> {
+    return (await this.call<{ pane: PaneViewWire }>('PUT', `/api/v1/panes/${encodeURIComponent(name)}/display`, { body: { state } })).pane;
+  }
+  bindSession(pane: string, sessionId: string): Promise<SessionBindingWire> {
+    return this.call('POST', `/api/v1/panes/${encodeURIComponent(pane)}/sessions`, { body: { session_id: sessionId } });
+  }
+  getSession(sessionId: string): Promise<SessionBindingWire> {
+    return this.call('GET', `/api/v1/sessions/${encodeURIComponent(sessionId)}`);
+  }
+  releaseSession(sessionId: string, reason?: string): Promise<{ released: string[] }> {
+    return this.call('POST', `/api/v1/sessions/${encodeURIComponent(sessionId)}/release-all`, { body: reason === undefined ? {} : { reason } });
+  }
+  paneVerdict(pane: string): Promise<VerdictWire> {
+    return this.call('GET', `/api/v1/panes/${encodeURIComponent(pane)}/verdict`);
+  }
+
+  // Wait-leases
+  acquireWaitLease(request: AcquireRequest & { session_id?: string }): Promise<GrantResponse> {
+    return this.call('POST', '/api/v1/wait-leases', { body: request });
+  }
+  holdWaitLease(request: HoldRequest & { session_id?: string }): Promise<GrantResponse> {
+    return this.call('POST', '/api/v1/wait-leases/hold', { body: request });
+  }
+  renewWaitLease(leaseId: string, body: { token: string; ttl_ms: number; evidence?: unknown; authorized_until?: number }): Promise<RenewResponse> {
+    return this.call('POST', `/api/v1/wait-leases/${encodeURIComponent(leaseId)}/renew`, { body });
+  }
+  releaseWaitLease(leaseId: string, token: string, reason?: string): Promise<ReleaseResponse> {
+    return this.call('POST', `/api/v1/wait-leases/${encodeURIComponent(leaseId)}/release`, { body: reason === undefined ? { token } : { token, reason } });
+  }
+  lowerWaitLeaseCeiling(leaseId: string, token: string, authorizedUntil: number): Promise<LowerCeilingResponse> {
+    return this.call('POST', `/api/v1/wait-leases/${encodeURIComponent(leaseId)}/ceiling`, { body: { token, authorized_until: authorizedUntil } });
+  }
+  releaseWaitLeaseByOwner(leaseId: string, reason?: string): Promise<ReleaseResponse> {
+    return this.call('POST', `/api/v1/wait-leases/${encodeURIComponent(leaseId)}/release-by-owner`, { body: reason === undefined ? {} : { reason } });
+  }
+  async listWaitLeases(filter: { pane?: string; state?: LeaseViewWire['state']; session_id?: string; limit?: number } = {}): Promise<LeaseViewWire[]> {
+    return (await this.call<{ leases: LeaseViewWire[] }>('GET', '/api/v1/wait-leases', { query: filter })).leases;
+  }
+  async getWaitLease(leaseId: string): Promise<LeaseViewWire> {
+    return (await this.call<{ lease: LeaseViewWire }>('GET', `/api/v1/wait-leases/${encodeURIComponent(leaseId)}`)).lease;
+  }
+  async consumeExpiredNotice(leaseId: string): Promise<LeaseViewWire> {
+    return (await this.call<{ lease: LeaseViewWire }>('POST', `/api/v1/wait-leases/${encodeURIComponent(leaseId)}/notice-consumed`)).lease;
+  }
+  teardownCheck(request: TeardownCheckRequest): Promise<TeardownCheckResponse> {
+    return this.call('POST', '/api/v1/teardown-check', { body: request });
+  }
+  async ledger(filter: { job_type?: string; kind?: string; end_reason?: 'released' | 'expired' | 'orphaned'; since?: number; limit?: number } = {}): Promise<LedgerRow[]> {
+    return (await this.call<{ rows: LedgerRow[] }>('GET', '/api/v1/ledger', { query: filter })).rows;
   }
 }

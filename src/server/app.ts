@@ -16,6 +16,19 @@ import { createRequestListener } from './http/requestListener.ts';
 import { Router } from './http/router.ts';
 import { claimRoutes } from './http/routes/claimRoutes.ts';
 import { McpGateway } from './mcp/mcpGateway.ts';
+import { waitLeaseToolRegistrar } from './mcp/waitLeaseTools.ts';
+import { waitLeaseRoutes } from './http/routes/waitLeaseRoutes.ts';
+import { hookEventRoutes } from './http/routes/hookEventRoutes.ts';
+import { HookEventService } from './hooks/hookEventService.ts';
+import { runtimeFiles } from '../runtime/paths.ts';
+import { type LeaseClock, systemLeaseClock } from './clock/leaseClock.ts';
+import { validateHardMaxTtlMs, DEFAULT_HARD_MAX_TTL_MS } from '../core/waitLease/grant.ts';
+import { ClockWatcher } from './waitLeases/clockWatcher.ts';
+import { ExpirySweeper } from './waitLeases/expirySweeper.ts';
+import { HoldLoop } from './waitLeases/holdLoop.ts';
+import type { ProcessReader } from './waitLeases/observers.ts';
+import { WaitLeaseService } from './waitLeases/waitLeaseService.ts';
+import { WaitLeaseStore } from './waitLeases/waitLeaseStore.ts';
 import { removeDiscovery, writeDiscovery } from '../runtime/discovery.ts';
 import { InstanceLock } from './runtime/instanceLock.ts';
 import { ensureLocalHuman } from './runtime/localHuman.ts';
@@ -47,6 +60,22 @@ export interface LeaseServerConfig {
   /** Write server.json and hold the data-dir lock (off only for in-process tests that share a dir on purpose). */
   singleInstance?: boolean;
   logger?: Logger;
+  /** The wait-lease clock (boot time that counts suspend); defaults to the platform's best. Tests pass a ManualLeaseClock. */
+  leaseClock?: LeaseClock;
+  /** Hard max TTL of one wait-lease grant, ms (default 1 h). Bounds each grant, never the declared value. */
+  hardMaxTtlMs?: number;
+  /** Hold loop interval: how often held targets are re-verified (default 2 s). */
+  holdIntervalMs?: number;
+  /** Expiry sweeper backstop interval (default 2 s; a timer at the next deadline does the real work). */
+  waitLeaseBackstopMs?: number;
+  /** Clock continuity watcher tick (default 1 s). */
+  clockTickMs?: number;
+  /** Which host's persisted clock domain this server uses (default os.hostname()). */
+  clockHost?: string;
+  /** Process reader for pid targets (tests inject failures); defaults to /proc or ps. */
+  processReader?: ProcessReader;
+  /** How often the Claude Code hook spool is replayed (default 2 s; also once at start). */
+  hookReplayIntervalMs?: number;
 }
 
 export interface LeaseServer {
@@ -62,6 +91,12 @@ export interface LeaseServer {
   claimStore: ClaimStore;
   reaper: Reaper;
   mcp: McpGateway;
+  waitLeases: WaitLeaseService;
+  leaseClock: LeaseClock;
+  expirySweeper: ExpirySweeper;
+  clockWatcher: ClockWatcher;
+  holdLoop: HoldLoop;
+  hookEvents: HookEventService;
   close(): Promise<void>;
 }
 
@@ -106,16 +141,60 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       mcpUrl: () => `${baseUrl}/mcp`,
       onLeaseGranted: (expiresAt) => reaper.noteExpiry(expiresAt),
     });
+    const leaseClock = config.leaseClock ?? systemLeaseClock();
+    const hardMaxTtlMs = validateHardMaxTtlMs(config.hardMaxTtlMs ?? DEFAULT_HARD_MAX_TTL_MS);
+    const waitLeaseStore = new WaitLeaseStore(db);
+    let expirySweeper: ExpirySweeper | undefined;
+    let holdLoop: HoldLoop | undefined;
+    const waitLeases = new WaitLeaseService({
+      store: waitLeaseStore,
+      clock: leaseClock,
+      bus,
+      hardMaxTtlMs,
+      readProcess: config.processReader,
+      onDeadlineChanged: () => expirySweeper?.reschedule(),
+      onHoldStarted: () => holdLoop?.kick(),
+    });
+    expirySweeper = new ExpirySweeper({
+      service: waitLeases,
+      clock: leaseClock,
+      backstopIntervalMs: config.waitLeaseBackstopMs,
+      onError: (error) => logger.error('wait-lease sweeper failed', { error: String(error) }),
+    });
+    holdLoop = new HoldLoop({
+      service: waitLeases,
+      clock: leaseClock,
+      intervalMs: config.holdIntervalMs,
+      onError: (error) => logger.error('hold loop failed', { error: String(error) }),
+    });
+    const clockWatcher = new ClockWatcher({
+      service: waitLeases,
+      clock: leaseClock,
+      host: config.clockHost,
+      tickMs: config.clockTickMs,
+      onJudgement: (judgement, marked) => logger.info('lease clock judgement', { kind: judgement.kind, explanation: judgement.explanation, leases_unknown: marked }),
+      onError: (error) => logger.error('clock watcher failed', { error: String(error) }),
+    });
+    await clockWatcher.startup();
+
     const mcp = new McpGateway({
       claims,
       store: claimStore,
       bus,
       version: LEASEHOLD_VERSION,
+      registrars: [waitLeaseToolRegistrar(waitLeases)],
       onError: (error) => logger.error('mcp failed', { error: String(error) }),
     });
     cleanups.push(() => mcp.close());
 
-    const router = new Router().add(...claimRoutes(claims));
+    const hookEvents = new HookEventService({
+      db,
+      waitLeases,
+      spoolDir: runtimeFiles.spool(config.runtimeDir),
+      logger,
+      replayIntervalMs: config.hookReplayIntervalMs,
+    });
+    const router = new Router().add(...claimRoutes(claims), ...waitLeaseRoutes(waitLeases), ...hookEventRoutes(hookEvents));
     const startedAt = Date.now();
     const listener = createRequestListener({
       router,
@@ -143,6 +222,17 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
 
     reaper.start();
     cleanups.push(() => reaper.stop());
+    const sweeper = expirySweeper;
+    const holder = holdLoop;
+    sweeper.start();
+    cleanups.push(() => sweeper.stop());
+    clockWatcher.start();
+    cleanups.push(() => clockWatcher.stop());
+    holder.start();
+    cleanups.push(() => holder.stop());
+    // Replays what hooks spooled while no server ran, then keeps replaying on its tick.
+    hookEvents.start();
+    cleanups.push(() => hookEvents.stop());
 
     if (config.singleInstance !== false) {
       lock?.publish(baseUrl);
@@ -159,7 +249,26 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
     }
     logger.info('lease server listening', { url: baseUrl, storage: config.storage.kind, schema_version: schemaVersion });
 
-    return { url: baseUrl, port, token, human, schemaVersion, db, bus, claims, claimStore, reaper, mcp, close };
+    return {
+      url: baseUrl,
+      port,
+      token,
+      human,
+      schemaVersion,
+      db,
+      bus,
+      claims,
+      claimStore,
+      reaper,
+      mcp,
+      waitLeases,
+      leaseClock,
+      expirySweeper: sweeper,
+      clockWatcher,
+      holdLoop: holder,
+      hookEvents,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

@@ -152,6 +152,9 @@ export const LeaseViewSchema = z.strictObject({
   expired_by: z.enum(['ttl', 'authorized_until']).nullable(),
   ended_at: z.int().nullable(),
   ended_ago_ms: NonNegativeMs.nullable(),
+  // Added by the server's views (optional so core's leaseViewOf output still parses).
+  session_id: z.string().nullable().optional().describe('the Claude Code session the lease was acquired for, if any'),
+  notice_pending: z.boolean().optional().describe('the one-shot "lease expired N ago" notice is still to be shown (POST .../notice-consumed)'),
 });
 
 export const PaneViewSchema = z.strictObject({
@@ -160,7 +163,34 @@ export const PaneViewSchema = z.strictObject({
   display_state: z.string().describe('as reported; leases never change it'),
   leases: z.array(LeaseViewSchema),
   annotation: z.string().optional().describe('display text, e.g. "idle · awaiting bslbv9989 (npm test), 12m left"'),
+  source: z.enum(['vscode', 'cli']).optional(),
+  shell_pid: z.int().positive().nullable().optional(),
+  shell_start_time: z.string().nullable().optional(),
+  window_id: z.string().nullable().optional(),
+  title: z.string().nullable().optional(),
+  registered_at: z.int().optional(),
+  sessions: z.array(z.string()).optional().describe('Claude Code sessions bound to the current generation'),
 });
+
+// ---- panes and sessions (server requests) ------------------------------------------------------
+
+export const PaneSourceSchema = z.enum(['vscode', 'cli']);
+export const PaneDisplayStateSchema = z.enum(['idle', 'working', 'blocked', 'done', 'unknown']);
+export const SessionIdSchema = z.string().min(1).max(200);
+
+export const RegisterPaneRequestSchema = z.strictObject({
+  name: PaneNameSchema,
+  source: PaneSourceSchema,
+  shell_pid: z.int().positive().optional(),
+  shell_start_time: z.union([z.string().min(1).max(100), z.int().nonnegative()]).optional(),
+  window_id: z.string().max(200).optional(),
+  title: z.string().max(200).optional(),
+});
+export const SetDisplayRequestSchema = z.strictObject({ state: PaneDisplayStateSchema });
+export const BindSessionRequestSchema = z.strictObject({ session_id: SessionIdSchema });
+export const SessionBindingSchema = z.strictObject({ session_id: SessionIdSchema, pane: PaneNameSchema, generation: z.int().positive() });
+export const ReleaseAllRequestSchema = z.strictObject({ reason: z.string().max(RELEASE_NOTE_MAX_LENGTH).optional() });
+export const ReleaseByOwnerRequestSchema = ReleaseAllRequestSchema;
 
 export const VerdictReasonSchema = z.strictObject({
   code: z.string().describe('LEASE_STALE | EVIDENCE_MISSING | CHAIN_CAP_REACHED | OWNER_WINDOW_ENDED; an unknown code demands the strongest safe disposition'),
@@ -237,3 +267,8 @@ export type VerdictWire = z.infer<typeof VerdictSchema>;
 export type TeardownCheckRequest = z.infer<typeof TeardownCheckRequestSchema>;
 export type TeardownCheckResponse = z.infer<typeof TeardownCheckResponseSchema>;
 export type LedgerRowWire = z.infer<typeof LedgerRowSchema>;
+export type LeaseViewWire = z.infer<typeof LeaseViewSchema>;
+export type LowerCeilingResponse = z.infer<typeof LowerCeilingResponseSchema>;
+export type ReleaseResponse = z.infer<typeof ReleaseResponseSchema>;
+export type RegisterPaneRequest = z.infer<typeof RegisterPaneRequestSchema>;
+export type SessionBindingWire = z.infer<typeof SessionBindingSchema>;

@@ -186,3 +186,13 @@ describe('Claude Code hooks installer', () => {
     assert.deepEqual(status.missing, []);
   });
 });
+
+describe('hook command runtime', () => {
+  it("runs VS Code's Electron runtime as Node, so a hook never opens a window", () => {
+    assert.equal(
+      buildHookCommand('/ext/dist/cli/hook.js', '/usr/share/code/code', true),
+      'ELECTRON_RUN_AS_NODE=1 "/usr/share/code/code" "/ext/dist/cli/hook.js" hook',
+    );
+    assert.equal(buildHookCommand('/x/hook.js', '/usr/bin/node', false), '"/usr/bin/node" "/x/hook.js" hook');
+  });
+});

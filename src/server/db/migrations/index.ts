@@ -2,6 +2,8 @@
 // schema_migrations. Each migration carries its SQL for both dialects side by side.
 import type { Db } from '../sql.ts';
 import { claimsMigration } from './0001_claims.ts';
+import { waitLeasesMigration } from './0002_wait_leases.ts';
+import { hookEventsMigration } from './0003_hook_events.ts';
 
 export interface Migration {
   version: number;
@@ -10,7 +12,7 @@ export interface Migration {
   postgres: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [claimsMigration];
+export const MIGRATIONS: readonly Migration[] = [claimsMigration, waitLeasesMigration, hookEventsMigration];
 
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
 

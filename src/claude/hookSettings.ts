@@ -1,0 +1,75 @@
+// Per-job-type TTLs and the Stop display state for the hook: defaults, overlaid by an
+// optional <runtime dir>/hook-settings.json, overlaid by LEASEHOLD_HOOK_* environment
+// variables. Every TTL is bounded (MAX_HOOK_TTL_MS); a bad value falls back to the default
+// with a warning, because a hook must never fail Claude Code over its own configuration.
+//
+// hook-settings.json: {"ttl": {"shell": "45m", "subagent": 5400000}, "stop_display_state": "done"}
+// env: LEASEHOLD_HOOK_TTL_SHELL=45m, LEASEHOLD_HOOK_TTL_SUBAGENT, _MONITOR, _WORKFLOW,
+//      LEASEHOLD_HOOK_STOP_STATE=idle|done
+// A TTL is a duration ("90s", "45m", "2h", bare seconds "3600") or, in JSON, a number of ms.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseDurationSeconds } from '../core/duration.ts';
+import { DEFAULT_HOOK_SETTINGS, JOB_TYPES, MAX_HOOK_TTL_MS } from './hookInput.ts';
+import type { HookSettings, JobType } from './hookInput.ts';
+
+export const HOOK_SETTINGS_FILE = 'hook-settings.json';
+
+export interface LoadedHookSettings {
+  settings: HookSettings;
+  /** What was ignored and why; the hook logs these. */
+  warnings: string[];
+}
+
+function ttlMs(value: unknown, where: string, warnings: string[]): number | undefined {
+  let ms: number | undefined;
+  if (typeof value === 'number') ms = value;
+  else if (typeof value === 'string') {
+    const parsed = parseDurationSeconds(value);
+    if (parsed.ok) ms = parsed.seconds * 1000;
+    else warnings.push(`${where}: ${parsed.message}; using the default`);
+  } else if (value !== undefined) warnings.push(`${where}: must be a duration string or milliseconds; using the default`);
+  if (ms === undefined) return undefined;
+  if (!Number.isInteger(ms) || ms <= 0) {
+    warnings.push(`${where}: must be a positive whole number of milliseconds; using the default`);
+    return undefined;
+  }
+  if (ms > MAX_HOOK_TTL_MS) {
+    // Never unbounded: a larger wish is cut to the cap (the server clamps again).
+    warnings.push(`${where}: ${ms} ms is above the hook cap of ${MAX_HOOK_TTL_MS} ms; using the cap`);
+    return MAX_HOOK_TTL_MS;
+  }
+  return ms;
+}
+
+function stopState(value: unknown, where: string, warnings: string[]): HookSettings['stopDisplayState'] | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'idle' || value === 'done') return value;
+  warnings.push(`${where}: must be "idle" or "done"; using the default`);
+  return undefined;
+}
+
+export function loadHookSettings(runtimeDir: string, env: NodeJS.ProcessEnv = process.env): LoadedHookSettings {
+  const warnings: string[] = [];
+  const settings: HookSettings = structuredClone(DEFAULT_HOOK_SETTINGS);
+  const path = join(runtimeDir, HOOK_SETTINGS_FILE);
+  let file: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) file = parsed as Record<string, unknown>;
+    else warnings.push(`${path}: must hold a JSON object; ignored`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') warnings.push(`${path}: ${(error as Error).message}; ignored`);
+  }
+  const fileTtl = file.ttl !== null && typeof file.ttl === 'object' ? (file.ttl as Record<string, unknown>) : {};
+  for (const jobType of JOB_TYPES as readonly JobType[]) {
+    const fromFile = ttlMs(fileTtl[jobType], `${path} ttl.${jobType}`, warnings);
+    if (fromFile !== undefined) settings.ttlMsByJobType[jobType] = fromFile;
+    const envName = `LEASEHOLD_HOOK_TTL_${jobType.toUpperCase()}`;
+    const fromEnv = env[envName] === undefined || env[envName] === '' ? undefined : ttlMs(env[envName], envName, warnings);
+    if (fromEnv !== undefined) settings.ttlMsByJobType[jobType] = fromEnv;
+  }
+  const state = stopState(env.LEASEHOLD_HOOK_STOP_STATE || undefined, 'LEASEHOLD_HOOK_STOP_STATE', warnings) ?? stopState(file.stop_display_state, `${path} stop_display_state`, warnings);
+  if (state !== undefined) settings.stopDisplayState = state;
+  return { settings, warnings };
+}

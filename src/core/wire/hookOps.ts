@@ -1,0 +1,136 @@
+// The wire shape of one Claude Code hook invocation: `{id, ops}`, POSTed by `leasehold hook`
+// to /api/v1/hook-events (or spooled when the server is down) and applied in order by the
+// server. Shared by the planner (src/claude/hookInput.ts), which produces ops, and the server
+// (src/server/hooks/hookEventService.ts), which validates and applies them. Pure: zod only.
+//
+// Strict objects: a hook and its server ship together, so an unknown key is a bug, refused
+// rather than ignored. The hook itself imports only the types (no zod at hook run time).
+import { z } from 'zod';
+
+export const HOOK_JOB_TYPES = ['shell', 'subagent', 'monitor', 'workflow'] as const;
+export type HookJobType = (typeof HOOK_JOB_TYPES)[number];
+
+export const HOOK_DISPLAY_STATES = ['working', 'blocked', 'idle', 'done'] as const;
+export type HookDisplayState = (typeof HOOK_DISPLAY_STATES)[number];
+
+/** No declared lease from a hook asks for more than this; the server's hard max clamps again. */
+export const MAX_HOOK_TTL_MS = 24 * 60 * 60_000;
+
+/** The evidence a Stop listing gives for a running task (sent back as provider-job evidence). */
+export const RUNNING_EVIDENCE = 'listed as running in background_tasks';
+
+/** Event ids as spool.newEventId makes them: filename-safe, time-ordered. */
+export const HOOK_EVENT_ID_PATTERN = /^[0-9A-Za-z][0-9A-Za-z._-]{0,199}$/;
+
+const SessionId = z.string().min(1).max(200);
+const JobRef = z.string().min(1).max(200);
+// Descriptions come from commands and prompts; the server cuts them to the lease's own limit.
+const Text = z.string().max(4000);
+
+export const ProcessHintSchema = z.strictObject({
+  pid: z.int().positive(),
+  start_time: z.string().min(1).max(100),
+});
+export type ProcessHint = z.infer<typeof ProcessHintSchema>;
+
+/** How the server finds the pane: an explicit LEASEHOLD_PANE, and the hook's ancestry (nearest first). */
+export const PaneHintSchema = z.strictObject({
+  env_pane: z.string().min(1).max(200).optional(),
+  ancestry: z.array(ProcessHintSchema).max(256),
+});
+export type PaneHint = z.infer<typeof PaneHintSchema>;
+
+export const ReconcileRunningSchema = z.strictObject({
+  job_ref: JobRef,
+  job_type: z.enum(HOOK_JOB_TYPES),
+  ttl_ms: z.int().positive().max(MAX_HOOK_TTL_MS),
+  description: Text.optional(),
+  evidence: z.literal(RUNNING_EVIDENCE),
+});
+export type ReconcileRunning = z.infer<typeof ReconcileRunningSchema>;
+
+export const BindSessionOpSchema = z.strictObject({
+  op: z.literal('bind_session'),
+  session_id: SessionId,
+  source: z.string().max(100).optional(),
+  cwd: z.string().max(4096).optional(),
+  pane_hint: PaneHintSchema,
+});
+
+export const SetDisplayOpSchema = z.strictObject({
+  op: z.literal('set_display'),
+  session_id: SessionId,
+  state: z.enum(HOOK_DISPLAY_STATES),
+  reason: Text,
+});
+
+export const AcquireOpSchema = z.strictObject({
+  op: z.literal('acquire'),
+  session_id: SessionId,
+  job_ref: JobRef,
+  job_type: z.enum(HOOK_JOB_TYPES),
+  kind: z.literal('declared'),
+  ttl_ms: z.int().positive().max(MAX_HOOK_TTL_MS),
+  description: Text.optional(),
+  /** The launched process, when the hook found it; the server then holds the lease on it. */
+  pid_hint: ProcessHintSchema.optional(),
+});
+
+export const ReconcileOpSchema = z.strictObject({
+  op: z.literal('reconcile'),
+  session_id: SessionId,
+  /** Keep (renew) or acquire each, with the listing as evidence. */
+  running: z.array(ReconcileRunningSchema).max(1000),
+  /** Listed with a status that is not running or pending: release. */
+  finished: z.array(z.strictObject({ job_ref: JobRef, status: z.string().max(100) })).max(1000),
+  /** Release every other declared lease of this session: its task is no longer listed. */
+  release_unlisted: z.literal(true),
+});
+
+export const ReleaseOpSchema = z.strictObject({
+  op: z.literal('release'),
+  session_id: SessionId,
+  job_ref: JobRef,
+  end_reason: z.literal('released'),
+});
+
+export const ReleaseSessionOpSchema = z.strictObject({
+  op: z.literal('release_session'),
+  session_id: SessionId,
+  reason: z.string().max(200).optional(),
+});
+
+export const HookOpSchema = z.discriminatedUnion('op', [
+  BindSessionOpSchema,
+  SetDisplayOpSchema,
+  AcquireOpSchema,
+  ReconcileOpSchema,
+  ReleaseOpSchema,
+  ReleaseSessionOpSchema,
+]);
+export type HookOp = z.infer<typeof HookOpSchema>;
+export type HookOpName = HookOp['op'];
+
+/** One hook invocation: the id is assigned before the first delivery attempt and is the idempotency key. */
+export const HookEventSchema = z.strictObject({
+  id: z.string().regex(HOOK_EVENT_ID_PATTERN, 'id must be 1-200 letters, digits, ".", "_" or "-", not starting with one of the last three'),
+  ops: z.array(HookOpSchema).max(100),
+});
+export type HookEvent = z.infer<typeof HookEventSchema>;
+
+/** What happened to one op; `error` when the op could not be applied (the others still are). */
+export const HookOpResultSchema = z.strictObject({
+  op: z.string(),
+  ok: z.boolean(),
+  detail: z.record(z.string(), z.unknown()).optional(),
+  error: z.strictObject({ code: z.string(), message: z.string() }).optional(),
+});
+export type HookOpResult = z.infer<typeof HookOpResultSchema>;
+
+export const HookEventResponseSchema = z.strictObject({
+  id: z.string(),
+  /** True when this id was applied before: nothing changed this time. */
+  duplicate: z.boolean(),
+  results: z.array(HookOpResultSchema),
+});
+export type HookEventResponse = z.infer<typeof HookEventResponseSchema>;

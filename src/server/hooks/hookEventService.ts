@@ -1,0 +1,375 @@
+// Applies Claude Code hook events (`{id, ops}`, src/core/wire/hookOps.ts) through the
+// WaitLeaseService, once per event id, whether they arrive over HTTP (POST
+// /api/v1/hook-events) or from the spool the hook wrote while the server was down.
+//
+// Order: every apply (a direct event, a spool replay at start or on the tick) runs on one
+// serial queue, and a direct event first drains whatever is spooled, so an event spooled
+// earlier is never overtaken by a later one delivered directly.
+//
+// Exactly once: the hook assigned the id before its first attempt. An id recorded in
+// hook_events is answered `duplicate: true` and changes nothing. The record is written after
+// the ops, not in one transaction with them, because each op is a WaitLeaseService write with
+// its own transaction (and its compare-and-set retries). A crash between the two replays the
+// event once more, so every op is written to be idempotent on its own: binding and display
+// are set-to-a-value, acquire keeps an existing live lease of the same job_ref, releases of an
+// ended lease are no-ops, and reconcile converges to the listing.
+//
+// Ownership: the server acquires hook leases on the session's behalf and keeps no token (the
+// hook never sees one); it renews and releases them with the token-free owner paths, like the
+// hold loop does for its leases.
+import { readdirSync } from 'node:fs';
+import { LeaseholdError } from '../../core/errors.ts';
+import { DESCRIPTION_MAX_LENGTH } from '../../core/waitLease/lease.ts';
+import type { JobType } from '../../core/waitLease/jobType.ts';
+import { HookEventSchema } from '../../core/wire/hookOps.ts';
+import type { HookEvent, HookEventResponse, HookJobType, HookOp, HookOpResult, PaneHint } from '../../core/wire/hookOps.ts';
+import { parseWire } from '../../core/wire/validate.ts';
+import { replaySpool } from '../../runtime/spool.ts';
+import type { ReplayResult, SpooledEvent } from '../../runtime/spool.ts';
+import type { Db } from '../db/sql.ts';
+import type { WaitLeaseService } from '../waitLeases/waitLeaseService.ts';
+
+export interface HookEventLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface HookEventServiceOptions {
+  db: Db;
+  waitLeases: WaitLeaseService;
+  /** <runtime dir>/spool */
+  spoolDir: string;
+  logger?: HookEventLogger;
+  /** How often the spool is replayed (also at start). 0 disables the timer (tests call replayNow). */
+  replayIntervalMs?: number;
+  /** How long an applied id is remembered. */
+  retentionMs?: number;
+}
+
+export const DEFAULT_REPLAY_INTERVAL_MS = 2_000;
+export const DEFAULT_HOOK_EVENT_RETENTION_MS = 14 * 24 * 3600_000;
+
+type Detail = Record<string, unknown>;
+
+/** Hook job types → the server's enforced vocabulary (workflow has no base type). */
+const SERVER_JOB_TYPE: Record<HookJobType, JobType> = {
+  shell: 'shell',
+  subagent: 'subagent',
+  monitor: 'monitor',
+  workflow: 'other:workflow',
+};
+
+function shortDescription(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (line === '') return undefined;
+  return line.length <= DESCRIPTION_MAX_LENGTH ? line : `${line.slice(0, DESCRIPTION_MAX_LENGTH - 1)}…`;
+}
+
+function errorOf(error: unknown): { code: string; message: string } {
+  if (error instanceof LeaseholdError) return { code: error.code, message: error.message };
+  return { code: 'internal', message: error instanceof Error ? error.message : String(error) };
+}
+
+export class HookEventService {
+  private readonly db: Db;
+  private readonly waitLeases: WaitLeaseService;
+  private readonly spoolDir: string;
+  private readonly logger: HookEventLogger | undefined;
+  private readonly replayIntervalMs: number;
+  private readonly retentionMs: number;
+  private queue: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(options: HookEventServiceOptions) {
+    this.db = options.db;
+    this.waitLeases = options.waitLeases;
+    this.spoolDir = options.spoolDir;
+    this.logger = options.logger;
+    this.replayIntervalMs = options.replayIntervalMs ?? DEFAULT_REPLAY_INTERVAL_MS;
+    this.retentionMs = options.retentionMs ?? DEFAULT_HOOK_EVENT_RETENTION_MS;
+  }
+
+  /** Replays the spool now, then on every tick; prunes old ids on the tick too. */
+  start(): void {
+    void this.replayNow();
+    if (this.replayIntervalMs > 0) {
+      this.timer = setInterval(() => {
+        void this.replayNow();
+        void this.prune();
+      }, this.replayIntervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Stops the tick and waits for the queue to drain. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.queue.catch(() => undefined);
+  }
+
+  /** POST /api/v1/hook-events: validates, drains the spool first, applies once. */
+  async submit(body: unknown): Promise<HookEventResponse> {
+    const event = parseWire(HookEventSchema, body, 'body');
+    return this.serial(async () => {
+      await this.drainSpool();
+      return this.applyOnce(event);
+    });
+  }
+
+  /** Replays the spool through the same path as a direct event. Never throws. */
+  replayNow(): Promise<ReplayResult | undefined> {
+    if (this.stopped) return Promise.resolve(undefined);
+    return this.serial(() => this.drainSpool()).catch((error: unknown) => {
+      this.logger?.error('hook spool replay failed', { error: String(error) });
+      return undefined;
+    });
+  }
+
+  /** Forgets applied ids older than the retention period. */
+  async prune(): Promise<void> {
+    try {
+      await this.db.run('DELETE FROM hook_events WHERE applied_at < ?', [Date.now() - this.retentionMs]);
+    } catch (error) {
+      this.logger?.error('hook event prune failed', { error: String(error) });
+    }
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private hasSpooledEvents(): boolean {
+    try {
+      return readdirSync(this.spoolDir).some((name) => name.endsWith('.json') || name === 'processing');
+    } catch {
+      return false;
+    }
+  }
+
+  /** Must run on the queue. */
+  private async drainSpool(): Promise<ReplayResult | undefined> {
+    if (!this.hasSpooledEvents()) return undefined;
+    const result = await replaySpool(this.spoolDir, async (spooled: SpooledEvent) => {
+      const parsed = HookEventSchema.safeParse(spooled);
+      if (!parsed.success) {
+        // Replaying it again could never succeed; keeping it would block every later event.
+        this.logger?.error('dropped a spooled hook event that is not a valid {id, ops}', { id: spooled.id, issue: parsed.error.issues[0]?.message });
+        return;
+      }
+      await this.applyOnce(parsed.data);
+    });
+    if (result.applied.length > 0 || result.failed || result.quarantined.length > 0) {
+      this.logger?.info('replayed spooled hook events', { applied: result.applied.length, failed: result.failed, quarantined: result.quarantined.length });
+    }
+    return result;
+  }
+
+  /** Must run on the queue. Throws only when storage fails (the event then stays spooled / is retried). */
+  private async applyOnce(event: HookEvent): Promise<HookEventResponse> {
+    const seen = await this.db.all<{ results: string }>('SELECT results FROM hook_events WHERE id = ?', [event.id]);
+    if (seen.length > 0) return { id: event.id, duplicate: true, results: JSON.parse(seen[0]!.results) as HookOpResult[] };
+    const results: HookOpResult[] = [];
+    for (const op of event.ops) {
+      try {
+        const detail = await this.applyOp(op);
+        results.push({ op: op.op, ok: true, ...(detail ? { detail } : {}) });
+      } catch (error) {
+        results.push({ op: op.op, ok: false, error: errorOf(error) });
+      }
+    }
+    await this.db.run('INSERT INTO hook_events (id, applied_at, op_count, results) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING', [
+      event.id,
+      Date.now(),
+      event.ops.length,
+      JSON.stringify(results),
+    ]);
+    const failed = results.filter((result) => !result.ok);
+    if (failed.length > 0) this.logger?.info('hook event applied with refused ops', { id: event.id, failed });
+    return { id: event.id, duplicate: false, results };
+  }
+
+  private applyOp(op: HookOp): Promise<Detail | undefined> {
+    switch (op.op) {
+      case 'bind_session':
+        return this.bindSession(op.session_id, op.pane_hint);
+      case 'set_display':
+        return this.setDisplay(op.session_id, op.state);
+      case 'acquire':
+        return this.acquire(op);
+      case 'reconcile':
+        return this.reconcile(op);
+      case 'release':
+        return this.release(op.session_id, op.job_ref, 'released: the subagent stopped (SubagentStop)');
+      case 'release_session':
+        return this.releaseSession(op.session_id, op.reason);
+    }
+  }
+
+  // ---- ops ---------------------------------------------------------------------------------
+
+  /**
+   * The pane whose registered shell (pid AND start time, so a reused pid never matches) is the
+   * nearest ancestor of the hook process; else the pane named by LEASEHOLD_PANE.
+   */
+  private async findPane(hint: PaneHint): Promise<{ name: string; via: 'ancestry' | 'env_pane'; depth?: number }> {
+    const panes = await this.waitLeases.store.listOpenPanes();
+    for (let depth = 0; depth < hint.ancestry.length; depth++) {
+      const step = hint.ancestry[depth]!;
+      const pane = panes.find((candidate) => candidate.shellPid === step.pid && candidate.shellStartTime === step.start_time);
+      if (pane) return { name: pane.name, via: 'ancestry', depth };
+    }
+    if (hint.env_pane !== undefined) {
+      const named = panes.find((candidate) => candidate.name === hint.env_pane);
+      if (named) return { name: named.name, via: 'env_pane' };
+      // A terminal named only by the environment comes into being on first use, like acquire's CLI panes.
+      await this.waitLeases.registerPane({ name: hint.env_pane, source: 'cli' });
+      return { name: hint.env_pane, via: 'env_pane' };
+    }
+    throw new LeaseholdError(
+      'not_found',
+      `no registered pane is an ancestor of the hook process (${hint.ancestry.length} processes checked by pid and start time) and LEASEHOLD_PANE is not set`,
+      { field: 'pane_hint' },
+    );
+  }
+
+  private async bindSession(sessionId: string, hint: PaneHint): Promise<Detail> {
+    const found = await this.findPane(hint);
+    const pane = await this.waitLeases.getPane(found.name);
+    // A new session on a reused pane starts a new binding: the earlier session's leases on this
+    // pane end here (its hooks will never reconcile them again) and are never handed over.
+    const released: string[] = [];
+    for (const earlier of await this.waitLeases.store.sessionsOf(pane.name, pane.generation)) {
+      if (earlier === sessionId) continue;
+      released.push(...(await this.waitLeases.releaseSession(earlier, `pane ${pane.name} reused by session ${sessionId}`)).released);
+    }
+    const binding = await this.waitLeases.bindSession(pane.name, sessionId);
+    return { pane: binding.pane, generation: binding.generation, via: found.via, ...(found.depth !== undefined ? { depth: found.depth } : {}), released_previous: released };
+  }
+
+  private async paneOf(sessionId: string): Promise<string> {
+    return (await this.waitLeases.getSession(sessionId)).pane;
+  }
+
+  private async setDisplay(sessionId: string, state: string): Promise<Detail> {
+    const pane = await this.paneOf(sessionId);
+    await this.waitLeases.setDisplayState(pane, state);
+    return { pane, state };
+  }
+
+  /** The session's leases that have not ended, keyed by job_ref. */
+  private async liveLeases(sessionId: string): Promise<Map<string, { lease_id: string; job_ref: string; kind: string; observer: { kind: string } }>> {
+    const live = new Map<string, { lease_id: string; job_ref: string; kind: string; observer: { kind: string } }>();
+    for (const view of await this.waitLeases.listLeases({ sessionId })) {
+      if (view.state !== 'ended') live.set(view.job_ref, view);
+    }
+    return live;
+  }
+
+  private async acquire(op: Extract<HookOp, { op: 'acquire' }>): Promise<Detail> {
+    const existing = (await this.liveLeases(op.session_id)).get(op.job_ref);
+    if (existing) return { lease_id: existing.lease_id, existing: true };
+    return this.grant(op.session_id, op.job_ref, op.job_type, op.ttl_ms, op.description, op.pid_hint);
+  }
+
+  private async grant(
+    sessionId: string,
+    jobRef: string,
+    jobType: HookJobType,
+    ttlMs: number,
+    description: string | undefined,
+    pidHint?: { pid: number; start_time: string },
+  ): Promise<Detail> {
+    const pane = await this.paneOf(sessionId);
+    const request = {
+      pane,
+      job_ref: jobRef,
+      ttl_ms: ttlMs,
+      job_type: SERVER_JOB_TYPE[jobType],
+      ...(shortDescription(description) !== undefined ? { description: shortDescription(description) } : {}),
+    };
+    let holdError: string | undefined;
+    if (pidHint) {
+      try {
+        const grant = await this.waitLeases.hold({ ...request, target: { pid: pidHint.pid, start_time: pidHint.start_time } }, { sessionId, allowCommand: false });
+        return { lease_id: grant.lease_id, held: true, pid: pidHint.pid, expires_in_ms: grant.expires_in_ms };
+      } catch (error) {
+        // Gone already, or its start time no longer matches: the declared lease still stands
+        // on its TTL, and the next Stop's listing settles it.
+        holdError = errorOf(error).message;
+      }
+    }
+    const grant = await this.waitLeases.acquire({ ...request, kind: 'declared' }, { sessionId });
+    return { lease_id: grant.lease_id, held: false, expires_in_ms: grant.expires_in_ms, ...(holdError ? { hold_refused: holdError } : {}) };
+  }
+
+  private async endLease(leaseId: string, reason: string): Promise<boolean> {
+    try {
+      await this.waitLeases.releaseByOwner(leaseId, reason);
+      return true;
+    } catch (error) {
+      if (error instanceof LeaseholdError && (error.code === 'LEASE_ENDED' || error.code === 'not_found')) return false;
+      throw error;
+    }
+  }
+
+  private async reconcile(op: Extract<HookOp, { op: 'reconcile' }>): Promise<Detail> {
+    const live = await this.liveLeases(op.session_id);
+    const observedAt = this.waitLeases.clock.read().wallMs;
+    const kept: string[] = [];
+    const acquired: string[] = [];
+    const released: string[] = [];
+    const failed: Array<{ job_ref: string; error: { code: string; message: string } }> = [];
+    const listed = new Set<string>();
+    for (const task of op.running) {
+      listed.add(task.job_ref);
+      const lease = live.get(task.job_ref);
+      try {
+        if (lease && lease.observer.kind === 'pid') {
+          kept.push(task.job_ref); // the hold loop renews it on the process itself
+          continue;
+        }
+        if (lease) {
+          try {
+            await this.waitLeases.renewHeld(lease.lease_id, { provider_job: { id: task.job_ref, state: 'running', observed_at: observedAt } }, null);
+            kept.push(task.job_ref);
+            continue;
+          } catch (error) {
+            // Expired or made UNKNOWN since: it cannot come back, so the listing starts a new one.
+            if (!(error instanceof LeaseholdError && error.code === 'LEASE_ENDED')) throw error;
+          }
+        }
+        await this.grant(op.session_id, task.job_ref, task.job_type, task.ttl_ms, task.description);
+        acquired.push(task.job_ref);
+      } catch (error) {
+        failed.push({ job_ref: task.job_ref, error: errorOf(error) });
+      }
+    }
+    for (const task of op.finished) {
+      listed.add(task.job_ref);
+      const lease = live.get(task.job_ref);
+      if (lease && (await this.endLease(lease.lease_id, `released: task ${task.status} (Stop background_tasks)`))) released.push(task.job_ref);
+    }
+    for (const [jobRef, lease] of live) {
+      if (listed.has(jobRef) || lease.kind !== 'declared') continue;
+      if (await this.endLease(lease.lease_id, 'released: task no longer listed in Stop background_tasks')) released.push(jobRef);
+    }
+    return { kept, acquired, released, ...(failed.length ? { failed } : {}) };
+  }
+
+  private async release(sessionId: string, jobRef: string, reason: string): Promise<Detail> {
+    const lease = (await this.liveLeases(sessionId)).get(jobRef);
+    const released = lease ? await this.endLease(lease.lease_id, reason) : false;
+    return { job_ref: jobRef, released };
+  }
+
+  private async releaseSession(sessionId: string, reason: string | undefined): Promise<Detail> {
+    const { released } = await this.waitLeases.releaseSession(sessionId, `session ended${reason ? ` (${reason})` : ''}`);
+    return { released };
+  }
+}

@@ -1,0 +1,125 @@
+// The server's own observations of an awaited target: a pid (with its start time, so a reused
+// pid is a different process) and a provider job (a command or a loopback URL whose answer says
+// running or finished). What an observation means is decided in core (evidence.ts, hold.ts).
+import { spawn } from 'node:child_process';
+import { LeaseholdError, invalidArgument } from '../../core/errors.ts';
+import type { PidReading } from '../../core/waitLease/evidence.ts';
+import type { ProviderJobState } from '../../core/waitLease/hold.ts';
+import { type ProcessInfo, readProcessInfo } from '../observe/processInfo.ts';
+
+export type ProcessReader = (pid: number) => ProcessInfo | null;
+
+export const defaultProcessReader: ProcessReader = readProcessInfo;
+
+/** A pid reading for core: no process, or an exited-but-unreaped one (zombie), has no start time. */
+export function pidReadingOf(pid: number, read: ProcessReader, readAtWallMs: number): PidReading {
+  const info = read(pid);
+  const running = info !== null && info.pid === pid && info.state !== 'Z';
+  return { pid, startTime: running ? info.startTime : null, readAtWallMs };
+}
+
+export interface ProviderJobTarget {
+  id: string;
+  command?: string[];
+  url?: string;
+}
+
+export interface ProviderObservation {
+  state: ProviderJobState | null;
+  error?: string;
+}
+
+const STATES: readonly ProviderJobState[] = ['running', 'finished', 'failed', 'unknown'];
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+const MAX_OUTPUT_BYTES = 64 * 1024;
+
+/**
+ * The server only polls loopback URLs: a provider job is observed through a local agent or
+ * proxy, and the lease server must not become a way to make requests elsewhere.
+ */
+export function validateProviderUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalidArgument('target.provider_job.url', `provider_job.url ${JSON.stringify(url)} is not a URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw invalidArgument('target.provider_job.url', 'provider_job.url must be http or https');
+  }
+  if (!LOOPBACK.has(parsed.hostname.toLowerCase())) {
+    throw invalidArgument('target.provider_job.url', `provider_job.url must be a loopback address (127.0.0.1, localhost, [::1]); got ${parsed.hostname}`);
+  }
+}
+
+function stateFromJson(text: string): ProviderJobState | undefined {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{')) return undefined;
+  try {
+    const value = JSON.parse(trimmed) as { state?: unknown };
+    if (typeof value.state === 'string' && (STATES as readonly string[]).includes(value.state)) return value.state as ProviderJobState;
+    return 'unknown';
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs the provider-job command (argv, no shell). Its answer: JSON on stdout with
+ * `{"state": "running"|"finished"|"failed"|"unknown"}`, or else the exit status: 0 running,
+ * 1 finished. Anything else (another status, a signal, a timeout, no such program) is a
+ * failed check: the hold loop degrades the lease rather than guess.
+ */
+export function runProviderCommand(argv: readonly string[], timeoutMs: number): Promise<ProviderObservation> {
+  return new Promise((resolve) => {
+    let stdout = '';
+    let settled = false;
+    const done = (observation: ProviderObservation) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(observation);
+    };
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'ignore'], env: process.env });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      done({ state: null, error: `the command did not answer within ${timeoutMs} ms` });
+    }, timeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (stdout.length < MAX_OUTPUT_BYTES) stdout += chunk.toString('utf8');
+    });
+    child.on('error', (error) => done({ state: null, error: `the command could not run: ${error.message}` }));
+    child.on('close', (code, signal) => {
+      const fromJson = stateFromJson(stdout);
+      if (fromJson !== undefined && code === 0) return done({ state: fromJson });
+      if (signal) return done({ state: null, error: `the command was killed by ${signal}` });
+      if (code === 0) return done({ state: 'running' });
+      if (code === 1) return done({ state: 'finished' });
+      done({ state: null, error: `the command exited with status ${code}` });
+    });
+  });
+}
+
+/** GETs the loopback URL; expects 200 with JSON `{"state": ...}`. */
+export async function fetchProviderState(url: string, timeoutMs: number): Promise<ProviderObservation> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' }, redirect: 'error' });
+    const text = await response.text();
+    if (response.status !== 200) return { state: null, error: `GET ${url} answered ${response.status}` };
+    const state = stateFromJson(text);
+    if (state === undefined) return { state: null, error: `GET ${url} did not answer JSON {"state": ...}` };
+    return { state };
+  } catch (error) {
+    return { state: null, error: `GET ${url} failed: ${(error as Error).message}` };
+  }
+}
+
+export function observeProviderJob(target: ProviderJobTarget, timeoutMs: number): Promise<ProviderObservation> {
+  if (target.command) return runProviderCommand(target.command, timeoutMs);
+  if (target.url) return fetchProviderState(target.url, timeoutMs);
+  return Promise.resolve({ state: null, error: 'provider_job has neither a command nor a url' });
+}
+
+export function notHoldable(message: string): LeaseholdError {
+  return new LeaseholdError('EVIDENCE_MISSING', message, { field: 'target' });
+}

@@ -1,0 +1,602 @@
+// Panes and wait-leases applied to storage. Every rule lives in src/core/waitLease: this
+// service reads the lease clock, loads records, asks core for the next record, and writes it
+// with a compare-and-set (re-reading and re-deciding when something else wrote first). Every
+// change is published on the ChangeBus as pane.changed / lease.changed for SSE clients.
+import { LeaseholdError } from '../../core/errors.ts';
+import { annotatePane } from '../../core/waitLease/annotation.ts';
+import type { ClockDomain, ClockReading } from '../../core/waitLease/clockReading.ts';
+import { DEFAULT_HARD_MAX_TTL_MS } from '../../core/waitLease/grant.ts';
+import { pinPidTarget } from '../../core/waitLease/hold.ts';
+import {
+  type LeaseOutcome,
+  type ObserverDescription,
+  type WaitLeaseRecord,
+  acquire as acquireLease,
+  consumeExpiredNotice,
+  degrade,
+  expireIfDue,
+  leaseAt,
+  lowerCeiling as lowerLeaseCeiling,
+  markUnknown,
+  orphan,
+  release as releaseLease,
+  remainingMsAt,
+  renew as renewLease,
+} from '../../core/waitLease/lease.ts';
+import type { LedgerRow } from '../../core/waitLease/ledger.ts';
+import { leaseViewOf } from '../../core/waitLease/leaseView.ts';
+import { currentLeasesByJobRef } from '../../core/waitLease/paneLeases.ts';
+import { teardownCheck, teardownLeaseStateOf } from '../../core/waitLease/teardown.ts';
+import { elapsedMsSince } from '../../core/waitLease/clockReading.ts';
+import { DEFAULT_RECENT_END_WINDOW_MS, computeVerdict } from '../../core/waitLease/verdict.ts';
+import { newLeaseToken } from '../../core/waitLease/token.ts';
+import type {
+  AcquireRequest,
+  GrantResponse,
+  HoldRequest,
+  LeaseViewWire,
+  LowerCeilingResponse,
+  PaneViewWire,
+  RegisterPaneRequest,
+  ReleaseResponse,
+  RenewResponse,
+  SessionBindingWire,
+  TeardownCheckRequest,
+  TeardownCheckResponse,
+  VerdictWire,
+} from '../../core/waitLease/wire.ts';
+import { randomBytes } from 'node:crypto';
+import { generateId, hashToken } from '../auth/tokens.ts';
+import type { LeaseClock } from '../clock/leaseClock.ts';
+import type { SqlExecutor } from '../db/sql.ts';
+import type { ChangeBus } from '../events.ts';
+import { defaultProcessReader, notHoldable, observeProviderJob, pidReadingOf, type ProcessReader, validateProviderUrl } from './observers.ts';
+import type { LeaseFilter, PaneRecord, StoredLease, WaitLeaseStore } from './waitLeaseStore.ts';
+
+export const DEFAULT_PROVIDER_TIMEOUT_MS = 10_000;
+export const LEDGER_DEFAULT_LIMIT = 100;
+export const LEDGER_MAX_LIMIT = 1000;
+const CAS_ATTEMPTS = 64;
+
+export interface WaitLeaseServiceOptions {
+  store: WaitLeaseStore;
+  clock: LeaseClock;
+  bus: ChangeBus;
+  /** Server setting: the most authority one acquire or renew may grant. */
+  hardMaxTtlMs?: number;
+  readProcess?: ProcessReader;
+  providerTimeoutMs?: number;
+  /** A lease was granted or shortened: the sweeper re-arms its timer. */
+  onDeadlineChanged?: () => void;
+  /** A held lease appeared: the hold loop may want to look at it. */
+  onHoldStarted?: () => void;
+}
+
+type Ok<X> = Extract<LeaseOutcome<X>, { ok: true }>;
+
+function notFoundLease(id: string): LeaseholdError {
+  return new LeaseholdError('not_found', `no wait-lease "${id}"`, { field: 'lease_id' });
+}
+
+function notFoundPane(name: string): LeaseholdError {
+  return new LeaseholdError('not_found', `no open pane "${name}"; register it first (POST /api/v1/panes or \`leasehold pane register\`)`, { field: 'pane' });
+}
+
+/** The change a transition made, for lease.changed events. */
+function changeOf(before: WaitLeaseRecord, after: WaitLeaseRecord, label: string): string {
+  if (after.state === 'ended' && before.state !== 'ended') return after.endReason ?? 'ended';
+  if (after.state !== before.state) return after.state;
+  return label;
+}
+
+export class WaitLeaseService {
+  readonly store: WaitLeaseStore;
+  readonly clock: LeaseClock;
+  readonly hardMaxTtlMs: number;
+  readonly readProcess: ProcessReader;
+  readonly providerTimeoutMs: number;
+  private readonly bus: ChangeBus;
+  private readonly options: WaitLeaseServiceOptions;
+
+  constructor(options: WaitLeaseServiceOptions) {
+    this.options = options;
+    this.store = options.store;
+    this.clock = options.clock;
+    this.bus = options.bus;
+    this.hardMaxTtlMs = options.hardMaxTtlMs ?? DEFAULT_HARD_MAX_TTL_MS;
+    this.readProcess = options.readProcess ?? defaultProcessReader;
+    this.providerTimeoutMs = options.providerTimeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS;
+  }
+
+  // Panes ----------------------------------------------------------------------------
+
+  /** (Re)registers a pane: always a new generation; leases of older generations end orphaned. */
+  async registerPane(request: RegisterPaneRequest): Promise<PaneViewWire> {
+    const { pane, orphaned } = await this.store.transaction(async (tx) => {
+      const now = this.clock.read();
+      let existing = await this.store.lockPane(tx, request.name);
+      if (!existing) {
+        // First registration: insert generation 1 (a concurrent first use may win; then we re-register over it).
+        const created = this.newPaneRecord(request.name, request.source, now.wallMs);
+        if (await this.store.insertPaneIfAbsent(tx, created)) {
+          existing = undefined;
+        } else {
+          existing = await this.store.lockPane(tx, request.name);
+        }
+      }
+      const next: PaneRecord = {
+        name: request.name,
+        generation: (existing?.generation ?? 0) + 1,
+        source: request.source,
+        shellPid: request.shell_pid ?? null,
+        shellStartTime: request.shell_start_time === undefined ? null : String(request.shell_start_time),
+        windowId: request.window_id ?? null,
+        title: request.title ?? null,
+        displayState: 'unknown',
+        displayUpdatedAt: null,
+        registeredAt: now.wallMs,
+        closedAt: null,
+        updatedAt: now.wallMs,
+      };
+      await this.store.updatePane(tx, next);
+      const orphaned = await this.orphanOlderGenerations(tx, next);
+      return { pane: next, orphaned };
+    });
+    this.publishLeaseChanges(orphaned, 'orphaned');
+    this.bus.publish({ type: 'pane.changed', pane: pane.name, change: pane.generation === 1 ? 'registered' : 're-registered' });
+    return this.paneView(pane, this.clock.read());
+  }
+
+  /** Closes a pane: its leases end orphaned; the next registration starts a new generation. */
+  async closePane(name: string): Promise<PaneViewWire> {
+    const { pane, orphaned } = await this.store.transaction(async (tx) => {
+      const now = this.clock.read();
+      const existing = await this.store.lockPane(tx, name);
+      if (!existing || existing.closedAt !== null) throw notFoundPane(name);
+      const closed: PaneRecord = { ...existing, generation: existing.generation + 1, closedAt: now.wallMs, updatedAt: now.wallMs };
+      await this.store.updatePane(tx, closed);
+      return { pane: closed, orphaned: await this.orphanOlderGenerations(tx, closed) };
+    });
+    this.publishLeaseChanges(orphaned, 'orphaned');
+    this.bus.publish({ type: 'pane.changed', pane: name, change: 'closed' });
+    return this.paneView(pane, this.clock.read());
+  }
+
+  async listPanes(): Promise<PaneViewWire[]> {
+    const now = this.clock.read();
+    const panes = await this.store.listOpenPanes();
+    return Promise.all(panes.map((pane) => this.paneView(pane, now)));
+  }
+
+  async getPane(name: string): Promise<PaneViewWire> {
+    return this.paneView(await this.openPane(name), this.clock.read());
+  }
+
+  /** Sets the display state as reported; never touches leases. */
+  async setDisplayState(name: string, state: string): Promise<PaneViewWire> {
+    const now = this.clock.read();
+    if (!(await this.store.setDisplayState(name, state, now.wallMs))) throw notFoundPane(name);
+    this.bus.publish({ type: 'pane.changed', pane: name, change: 'display' });
+    return this.getPane(name);
+  }
+
+  /** Binds a Claude Code session to the pane's current generation. */
+  async bindSession(paneName: string, sessionId: string): Promise<SessionBindingWire> {
+    const binding = await this.store.transaction(async (tx) => {
+      const pane = await this.store.lockPane(tx, paneName);
+      if (!pane || pane.closedAt !== null) throw notFoundPane(paneName);
+      const bound = { sessionId, pane: pane.name, generation: pane.generation, boundAt: this.clock.read().wallMs };
+      await this.store.bindSession(tx, bound);
+      return bound;
+    });
+    this.bus.publish({ type: 'pane.changed', pane: paneName, change: 'session_bound' });
+    return { session_id: binding.sessionId, pane: binding.pane, generation: binding.generation };
+  }
+
+  async getSession(sessionId: string): Promise<SessionBindingWire> {
+    const binding = await this.store.getSession(sessionId);
+    if (!binding) throw new LeaseholdError('not_found', `session "${sessionId}" is not bound to a pane`, { field: 'session_id' });
+    return { session_id: binding.sessionId, pane: binding.pane, generation: binding.generation };
+  }
+
+  /** Releases every live lease acquired for the session (the human's or the hook's release, no token). */
+  async releaseSession(sessionId: string, reason?: string): Promise<{ released: string[] }> {
+    const live = await this.store.listLeases({ sessionId, live: true });
+    const released: string[] = [];
+    for (const stored of live) {
+      try {
+        await this.releaseByOwner(stored.record.id, reason ?? `session ${sessionId} released all`);
+        released.push(stored.record.id);
+      } catch (error) {
+        if (!(error instanceof LeaseholdError && error.code === 'LEASE_ENDED')) throw error;
+      }
+    }
+    return { released };
+  }
+
+  // Lease verbs ----------------------------------------------------------------------
+
+  async acquire(request: AcquireRequest, options: { sessionId?: string | null; observer?: ObserverDescription } = {}): Promise<GrantResponse> {
+    const token = newLeaseToken((length) => randomBytes(length));
+    const tokenHash = hashToken(token);
+    const sessionId = options.sessionId ?? null;
+    const { record, grant, registered } = await this.store.transaction(async (tx) => {
+      const now = this.clock.read();
+      let pane = await this.store.lockPane(tx, request.pane);
+      let registered = false;
+      if (!pane) {
+        // A pane named by the CLI comes into being on first use (generation 1).
+        registered = await this.store.insertPaneIfAbsent(tx, this.newPaneRecord(request.pane, 'cli', now.wallMs));
+        pane = await this.store.lockPane(tx, request.pane);
+      }
+      if (!pane || pane.closedAt !== null) {
+        throw new LeaseholdError('conflict', `pane "${request.pane}" is closed; register it again before acquiring wait-leases on it`, { field: 'pane' });
+      }
+      if (sessionId !== null) {
+        const binding = await this.store.getSession(sessionId, tx);
+        if (binding && (binding.pane !== pane.name || binding.generation !== pane.generation)) {
+          throw new LeaseholdError(
+            'conflict',
+            `session ${sessionId} is bound to pane "${binding.pane}" generation ${binding.generation}, not "${pane.name}" generation ${pane.generation}; a reused pane never inherits an earlier session`,
+            { field: 'session_id' },
+          );
+        }
+      }
+      const paneLeases = (await this.store.listLeases({ pane: pane.name, generation: pane.generation, live: true }, tx)).map((stored) => stored.record);
+      const result = acquireLease({
+        id: generateId('wl'),
+        pane: pane.name,
+        generation: pane.generation,
+        jobRef: request.job_ref,
+        ttlMs: request.ttl_ms,
+        jobType: request.job_type,
+        kind: request.kind,
+        authorizedUntil: request.authorized_until,
+        description: request.description,
+        observer: options.observer,
+        tokenHash,
+        now,
+        hardMaxTtlMs: this.hardMaxTtlMs,
+        paneLeases,
+      });
+      await this.store.insertLease(tx, result.record, sessionId, now.wallMs);
+      return { ...result, registered };
+    });
+    if (registered) this.bus.publish({ type: 'pane.changed', pane: record.pane, change: 'registered' });
+    this.bus.publish({ type: 'lease.changed', pane: record.pane, lease_id: record.id, change: 'acquired' });
+    this.options.onDeadlineChanged?.();
+    return { lease_id: record.id, token, expires_in_ms: grant.expiresInMs, clamped_by: grant.clampedBy };
+  }
+
+  /**
+   * hold: the server owns the renew loop. The target is verified now (a pid is pinned to its
+   * start time; a provider job must answer running), then the hold loop re-verifies it.
+   * `allowCommand` is false for MCP callers: only the human may have the server run commands.
+   */
+  async hold(request: HoldRequest, options: { sessionId?: string | null; allowCommand?: boolean } = {}): Promise<GrantResponse> {
+    let observer: ObserverDescription;
+    const target = request.target;
+    if ('pid' in target) {
+      const reading = pidReadingOf(target.pid, this.readProcess, this.clock.read().wallMs);
+      observer = pinPidTarget(target, reading.startTime === null ? null : reading);
+    } else {
+      const job = target.provider_job;
+      if (job.command && options.allowCommand === false) {
+        throw new LeaseholdError('forbidden', 'provider_job.command is only accepted from the human API; an endpoint may hold a pid or a loopback provider_job.url', {
+          field: 'target.provider_job.command',
+        });
+      }
+      if (job.url) validateProviderUrl(job.url);
+      const observation = await observeProviderJob(job, this.providerTimeoutMs);
+      if (observation.state !== 'running') {
+        throw notHoldable(
+          observation.state === null || observation.state === 'unknown'
+            ? `provider job ${job.id} could not be verified (${observation.error ?? 'state unknown'}); there is nothing verified to hold`
+            : `provider job ${job.id} is ${observation.state}; there is no running target to hold`,
+        );
+      }
+      observer = { kind: 'provider_job', id: job.id, ...(job.command ? { command: [...job.command] } : {}), ...(job.url ? { url: job.url } : {}) };
+    }
+    const grant = await this.acquire(
+      {
+        pane: request.pane,
+        job_ref: request.job_ref,
+        ttl_ms: request.ttl_ms,
+        job_type: request.job_type,
+        description: request.description,
+        authorized_until: request.authorized_until,
+      },
+      { sessionId: options.sessionId, observer },
+    );
+    this.options.onHoldStarted?.();
+    return grant;
+  }
+
+  async renew(leaseId: string, body: { token: string; ttl_ms: number; evidence?: unknown; authorized_until?: number }): Promise<RenewResponse> {
+    const tokenHash = hashToken(body.token);
+    const pid = typeof body.evidence === 'object' && body.evidence !== null ? (body.evidence as { pid?: unknown }).pid : undefined;
+    const outcome = await this.transition(
+      leaseId,
+      (record, now) =>
+        renewLease(record, {
+          tokenHash,
+          ttlMs: body.ttl_ms,
+          evidence: body.evidence,
+          // The server reads the named pid itself; the caller's word is not evidence.
+          pidReading: typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 0 ? pidReadingOf(pid, this.readProcess, now.wallMs) : null,
+          authorizedUntil: body.authorized_until,
+          now,
+          hardMaxTtlMs: this.hardMaxTtlMs,
+        }),
+      'renewed',
+    );
+    this.options.onDeadlineChanged?.();
+    return { lease_id: leaseId, expires_in_ms: outcome.grant.expiresInMs, clamped_by: outcome.grant.clampedBy };
+  }
+
+  async release(leaseId: string, token: string, reason?: string): Promise<ReleaseResponse> {
+    const tokenHash = hashToken(token);
+    await this.transition(leaseId, (record, now) => releaseLease(record, { tokenHash, reason, now }), 'released');
+    return { lease_id: leaseId, end_reason: 'released' };
+  }
+
+  /** The human releases without the lease token (the extension's "Release Wait-Lease…"). */
+  async releaseByOwner(leaseId: string, reason?: string): Promise<ReleaseResponse> {
+    await this.transition(leaseId, (record, now) => releaseLease(record, { tokenHash: record.tokenHash, reason: reason ?? 'released by its owner', now }), 'released');
+    return { lease_id: leaseId, end_reason: 'released' };
+  }
+
+  async lowerCeiling(leaseId: string, token: string, authorizedUntil: number): Promise<LowerCeilingResponse> {
+    const tokenHash = hashToken(token);
+    const { outcome, now } = await this.transitionWithReading(
+      leaseId,
+      (record, reading) => lowerLeaseCeiling(record, { tokenHash, authorizedUntil, now: reading }),
+      'ceiling_lowered',
+    );
+    this.options.onDeadlineChanged?.();
+    return {
+      lease_id: leaseId,
+      authorized_until: outcome.record.authorizedUntilWallMs ?? authorizedUntil,
+      expires_in_ms: remainingMsAt(outcome.record, now),
+      state: leaseAt(outcome.record, now).state,
+    };
+  }
+
+  async consumeNotice(leaseId: string): Promise<LeaseViewWire> {
+    const { outcome, now, stored } = await this.transitionWithReading(
+      leaseId,
+      (record) => {
+        const next = consumeExpiredNotice(record);
+        return { ok: true, record: next, changed: next !== record };
+      },
+      'notice_consumed',
+    );
+    return this.leaseView({ ...stored, record: outcome.record }, now);
+  }
+
+  // Reads ----------------------------------------------------------------------------
+
+  async listLeases(filter: { pane?: string; state?: WaitLeaseRecord['state']; sessionId?: string; limit?: number } = {}): Promise<LeaseViewWire[]> {
+    const now = this.clock.read();
+    const query: LeaseFilter = { pane: filter.pane, sessionId: filter.sessionId };
+    // A lease can be ended at `now` before the sweeper wrote it, so state filters apply to the view.
+    if (filter.state !== undefined && filter.state !== 'ended') query.live = true;
+    const stored = await this.store.listLeases(query);
+    const views = stored.map((lease) => this.leaseView(lease, now)).filter((view) => filter.state === undefined || view.state === filter.state);
+    return filter.limit !== undefined ? views.slice(-filter.limit) : views;
+  }
+
+  async getLease(leaseId: string): Promise<LeaseViewWire> {
+    const stored = await this.store.getLease(leaseId);
+    if (!stored) throw notFoundLease(leaseId);
+    return this.leaseView(stored, this.clock.read());
+  }
+
+  async verdict(paneName: string): Promise<VerdictWire> {
+    const pane = await this.openPane(paneName);
+    const now = this.clock.read();
+    const leases = await this.store.listLeases({ pane: pane.name, generation: pane.generation });
+    return computeVerdict({ name: pane.name, generation: pane.generation, displayState: pane.displayState }, leases.map((stored) => stored.record), now);
+  }
+
+  async teardownCheck(request: TeardownCheckRequest): Promise<TeardownCheckResponse> {
+    const pane = await this.openPane(request.pane);
+    const now = this.clock.read();
+    const leases = await this.store.listLeases({ pane: pane.name, generation: pane.generation });
+    const lease = teardownLeaseStateOf(
+      leases.map((stored) => stored.record),
+      request.job_ref,
+      now,
+    );
+    const check = teardownCheck({
+      lease,
+      jobHeartbeatAgeMs: request.job_heartbeat_age_ms,
+      heartbeatStaleAfterMs: request.heartbeat_stale_after_ms,
+      quietForMs: request.quiet_for_ms,
+      policyFloorMs: request.policy_floor_ms,
+    });
+    return { allowed: check.allowed, unmet: check.unmet, lease };
+  }
+
+  /** The ledger: recorded, never read on a decision path. */
+  ledger(filter: { jobType?: string; kind?: string; endReason?: string; since?: number; limit?: number }): Promise<LedgerRow[]> {
+    const limit = Math.min(LEDGER_MAX_LIMIT, filter.limit ?? LEDGER_DEFAULT_LIMIT);
+    return this.store.ledger({ ...filter, limit });
+  }
+
+  // Maintenance (sweeper, clock watcher, hold loop) ------------------------------------
+
+  /** Ends the lease as expired when it is due; returns true when it was written. */
+  async expire(leaseId: string): Promise<boolean> {
+    const { changed } = await this.transitionWithReading(
+      leaseId,
+      (record, now) => {
+        const next = expireIfDue(record, now);
+        return { ok: true, record: next, changed: next !== record };
+      },
+      'expired',
+    );
+    return changed;
+  }
+
+  /** Makes every active or degraded lease granted in `domain` UNKNOWN (reboot, unverifiable restart, unexplained discontinuity). */
+  async markDomainUnknown(domain: ClockDomain, explanation: string): Promise<number> {
+    let count = 0;
+    for (const stored of await this.store.liveLeasesInDomain(domain)) {
+      const { changed } = await this.transitionWithReading(
+        stored.record.id,
+        (record, now) => {
+          const next = markUnknown(record, { reason: explanation, now });
+          return { ok: true, record: next, changed: next !== record };
+        },
+        'unknown',
+      );
+      if (changed) count += 1;
+    }
+    return count;
+  }
+
+  /** The hold loop's renew: token-free because the server owns this lease's renewals. */
+  async renewHeld(leaseId: string, evidence: Record<string, unknown>, pidReading: import('../../core/waitLease/evidence.ts').PidReading | null): Promise<void> {
+    await this.transition(
+      leaseId,
+      (record, now) =>
+        renewLease(record, { tokenHash: record.tokenHash, ttlMs: record.declaredTtlMs, evidence, pidReading, now, hardMaxTtlMs: this.hardMaxTtlMs }),
+      'renewed',
+    );
+    this.options.onDeadlineChanged?.();
+  }
+
+  async releaseHeld(leaseId: string, reason: string): Promise<void> {
+    await this.transition(leaseId, (record, now) => releaseLease(record, { tokenHash: record.tokenHash, reason, now }), 'released');
+  }
+
+  async degradeHeld(leaseId: string, reason: string): Promise<void> {
+    await this.transitionWithReading(
+      leaseId,
+      (record, now) => {
+        const next = degrade(record, { reason, now });
+        return { ok: true, record: next, changed: next !== record };
+      },
+      'degraded',
+    );
+  }
+
+  // Internals ------------------------------------------------------------------------
+
+  private newPaneRecord(name: string, source: PaneRecord['source'], nowWallMs: number): PaneRecord {
+    return {
+      name,
+      generation: 1,
+      source,
+      shellPid: null,
+      shellStartTime: null,
+      windowId: null,
+      title: null,
+      displayState: 'unknown',
+      displayUpdatedAt: null,
+      registeredAt: nowWallMs,
+      closedAt: null,
+      updatedAt: nowWallMs,
+    };
+  }
+
+  private async openPane(name: string): Promise<PaneRecord> {
+    const pane = await this.store.getPane(name);
+    if (!pane || pane.closedAt !== null) throw notFoundPane(name);
+    return pane;
+  }
+
+  private async orphanOlderGenerations(tx: SqlExecutor, pane: PaneRecord): Promise<WaitLeaseRecord[]> {
+    const orphaned: WaitLeaseRecord[] = [];
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const now = this.clock.read();
+      const live = (await this.store.listLeases({ pane: pane.name, live: true }, tx)).filter((stored) => stored.record.generation < pane.generation);
+      if (live.length === 0) return orphaned;
+      for (const stored of live) {
+        const next = orphan(stored.record, { paneGeneration: pane.generation, now });
+        if (next === stored.record) continue;
+        if (await this.store.compareAndSet(next, stored.version, now.wallMs, tx)) orphaned.push(next);
+      }
+    }
+    throw new LeaseholdError('unavailable', `could not orphan the leases of pane "${pane.name}" under contention; retry`);
+  }
+
+  private publishLeaseChanges(records: readonly WaitLeaseRecord[], change: string): void {
+    for (const record of records) this.bus.publish({ type: 'lease.changed', pane: record.pane, lease_id: record.id, change: record.endReason ?? change });
+  }
+
+  private async transition<X extends object>(
+    leaseId: string,
+    step: (record: WaitLeaseRecord, now: ClockReading) => LeaseOutcome<X>,
+    label: string,
+  ): Promise<Ok<X>> {
+    return (await this.transitionWithReading(leaseId, step, label)).outcome;
+  }
+
+  /**
+   * Read, decide (core), compare-and-set; on a lost race read again and decide again. A
+   * refusal that still changed the record (swept to expired, EVIDENCE_MISSING remembered) is
+   * written before the refusal is thrown.
+   */
+  private async transitionWithReading<X extends object>(
+    leaseId: string,
+    step: (record: WaitLeaseRecord, now: ClockReading) => LeaseOutcome<X>,
+    label: string,
+  ): Promise<{ outcome: Ok<X>; now: ClockReading; stored: StoredLease; changed: boolean }> {
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const stored = await this.store.getLease(leaseId);
+      if (!stored) throw notFoundLease(leaseId);
+      const now = this.clock.read();
+      const outcome = step(stored.record, now);
+      if (outcome.changed) {
+        if (!(await this.store.compareAndSet(outcome.record, stored.version, now.wallMs))) continue;
+        this.bus.publish({ type: 'lease.changed', pane: outcome.record.pane, lease_id: leaseId, change: changeOf(stored.record, outcome.record, outcome.ok ? label : 'refused') });
+      }
+      if (!outcome.ok) throw outcome.error;
+      return { outcome: outcome as Ok<X>, now, stored, changed: outcome.changed };
+    }
+    throw new LeaseholdError('unavailable', `wait-lease ${leaseId} is changing too fast to apply this write; retry`, { field: 'lease_id' });
+  }
+
+  leaseView(stored: StoredLease, now: ClockReading): LeaseViewWire {
+    const view = leaseViewOf(stored.record, now);
+    const current = leaseAt(stored.record, now);
+    return {
+      ...view,
+      session_id: stored.sessionId,
+      notice_pending: current.state === 'ended' && current.endReason === 'expired' && !current.expiredNoticeConsumed,
+    };
+  }
+
+  private async paneView(pane: PaneRecord, now: ClockReading): Promise<PaneViewWire> {
+    const stored = pane.closedAt === null ? await this.store.listLeases({ pane: pane.name, generation: pane.generation }) : [];
+    const byId = new Map(stored.map((lease) => [lease.record.id, lease]));
+    const current = currentLeasesByJobRef(
+      stored.map((lease) => lease.record),
+      pane.generation,
+      now,
+    );
+    const shown = current.filter(
+      (lease) =>
+        lease.state !== 'ended' ||
+        (lease.endReason === 'expired' && !lease.expiredNoticeConsumed) ||
+        (lease.endedAt !== null && elapsedMsSince(lease.endedAt, now) <= DEFAULT_RECENT_END_WINDOW_MS),
+    );
+    const annotation = annotatePane({ displayState: pane.displayState, generation: pane.generation, leases: current, now });
+    return {
+      name: pane.name,
+      generation: pane.generation,
+      display_state: pane.displayState,
+      leases: shown.map((lease) => this.leaseView(byId.get(lease.id)!, now)),
+      annotation: annotation.text,
+      source: pane.source,
+      shell_pid: pane.shellPid,
+      shell_start_time: pane.shellStartTime,
+      window_id: pane.windowId,
+      title: pane.title,
+      registered_at: pane.registeredAt,
+      sessions: pane.closedAt === null ? await this.store.sessionsOf(pane.name, pane.generation) : [],
+    };
+  }
+}

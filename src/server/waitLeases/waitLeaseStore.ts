@@ -1,0 +1,606 @@
+// Storage of panes, session bindings, wait-leases (each row also its ledger row) and the
+// persisted lease-clock domain, written once over the Db seam. Every lease write after the
+// insert is a compare-and-set on (id, version, token_hash): a transition decided on a stale
+// read writes nothing, and the service re-reads and decides again. That is what keeps a renew
+// racing a release from resurrecting the released lease, on SQLite and on PostgreSQL.
+import type { ClockDomain, ClockReading } from '../../core/waitLease/clockReading.ts';
+import type { TargetObservation } from '../../core/waitLease/evidence.ts';
+import type { JobType, LeaseKind } from '../../core/waitLease/jobType.ts';
+import type { ObserverDescription, WaitLeaseRecord } from '../../core/waitLease/lease.ts';
+import { type LedgerRow, ledgerRowOf } from '../../core/waitLease/ledger.ts';
+import { first, type Db, type SqlExecutor, type SqlValue } from '../db/sql.ts';
+
+export type PaneSource = 'vscode' | 'cli';
+
+export interface PaneRecord {
+  name: string;
+  generation: number;
+  source: PaneSource;
+  shellPid: number | null;
+  shellStartTime: string | null;
+  windowId: string | null;
+  title: string | null;
+  displayState: string;
+  displayUpdatedAt: number | null;
+  registeredAt: number;
+  closedAt: number | null;
+  updatedAt: number;
+}
+
+export interface SessionBinding {
+  sessionId: string;
+  pane: string;
+  generation: number;
+  boundAt: number;
+}
+
+export interface StoredLease {
+  record: WaitLeaseRecord;
+  sessionId: string | null;
+  version: number;
+}
+
+export interface LeaseFilter {
+  pane?: string;
+  generation?: number;
+  state?: WaitLeaseRecord['state'];
+  sessionId?: string;
+  live?: boolean;
+  limit?: number;
+}
+
+export interface LedgerFilter {
+  jobType?: string;
+  kind?: string;
+  endReason?: string;
+  since?: number;
+  limit: number;
+}
+
+interface PaneRow {
+  name: string;
+  generation: number;
+  source: PaneSource;
+  shell_pid: number | null;
+  shell_start_time: string | null;
+  window_id: string | null;
+  title: string | null;
+  display_state: string;
+  display_updated_at: number | null;
+  registered_at: number;
+  closed_at: number | null;
+  updated_at: number;
+}
+
+interface LeaseRow {
+  id: string;
+  pane: string;
+  generation: number;
+  session_id: string | null;
+  job_ref: string;
+  job_type: string;
+  kind: string;
+  description: string | null;
+  token_hash: string;
+  declared_ttl_ms: number;
+  granted_at: number;
+  granted_boot_ms: number;
+  granted_boot_id: string | null;
+  clock_boot_id: string | null;
+  clock_counts_suspend: number | boolean;
+  renewed_at: number | null;
+  renewed_boot_ms: number | null;
+  renewed_boot_id: string | null;
+  renew_count: number;
+  expires_at_boot_ms: number;
+  expires_at_wall_ms: number;
+  authorized_until_wall_ms: number | null;
+  authorized_until_boot_ms: number | null;
+  clamped_by: string;
+  state: WaitLeaseRecord['state'];
+  state_reason: string | null;
+  end_reason: WaitLeaseRecord['endReason'];
+  expired_by: WaitLeaseRecord['expiredBy'];
+  ended_at: number | null;
+  ended_boot_ms: number | null;
+  ended_boot_id: string | null;
+  release_note: string | null;
+  observer: string;
+  last_evidence: string | null;
+  last_refusal: string | null;
+  expired_notice_consumed: number | boolean;
+  version: number;
+}
+
+const PANE_COLUMNS =
+  'name, generation, source, shell_pid, shell_start_time, window_id, title, display_state, display_updated_at, registered_at, closed_at, updated_at';
+
+const LEASE_COLUMNS = [
+  'id',
+  'pane',
+  'generation',
+  'session_id',
+  'job_ref',
+  'job_type',
+  'kind',
+  'description',
+  'token_hash',
+  'declared_ttl_ms',
+  'granted_at',
+  'granted_boot_ms',
+  'granted_boot_id',
+  'clock_boot_id',
+  'clock_counts_suspend',
+  'renewed_at',
+  'renewed_boot_ms',
+  'renewed_boot_id',
+  'renew_count',
+  'expires_at_boot_ms',
+  'expires_at_wall_ms',
+  'authorized_until_wall_ms',
+  'authorized_until_boot_ms',
+  'clamped_by',
+  'state',
+  'state_reason',
+  'end_reason',
+  'expired_by',
+  'ended_at',
+  'ended_boot_ms',
+  'ended_boot_id',
+  'release_note',
+  'observer',
+  'last_evidence',
+  'last_refusal',
+  'expired_notice_consumed',
+  'version',
+] as const;
+const SELECT_LEASE = `SELECT ${LEASE_COLUMNS.join(', ')} FROM wait_leases`;
+
+/** Columns a transition may change (everything but identity, binding and the grant itself). */
+const MUTABLE_COLUMNS = [
+  'renewed_at',
+  'renewed_boot_ms',
+  'renewed_boot_id',
+  'renew_count',
+  'expires_at_boot_ms',
+  'expires_at_wall_ms',
+  'authorized_until_wall_ms',
+  'authorized_until_boot_ms',
+  'clamped_by',
+  'state',
+  'state_reason',
+  'end_reason',
+  'expired_by',
+  'ended_at',
+  'ended_boot_ms',
+  'ended_boot_id',
+  'release_note',
+  'last_evidence',
+  'last_refusal',
+  'expired_notice_consumed',
+  'censoring',
+  'measured_duration_ms',
+] as const;
+
+function toPane(row: PaneRow): PaneRecord {
+  return {
+    name: row.name,
+    generation: Number(row.generation),
+    source: row.source,
+    shellPid: row.shell_pid === null ? null : Number(row.shell_pid),
+    shellStartTime: row.shell_start_time,
+    windowId: row.window_id,
+    title: row.title,
+    displayState: row.display_state,
+    displayUpdatedAt: row.display_updated_at === null ? null : Number(row.display_updated_at),
+    registeredAt: Number(row.registered_at),
+    closedAt: row.closed_at === null ? null : Number(row.closed_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+function json<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
+
+function toStored(row: LeaseRow): StoredLease {
+  const num = (value: number | null) => (value === null ? null : Number(value));
+  const record: WaitLeaseRecord = {
+    id: row.id,
+    pane: row.pane,
+    generation: Number(row.generation),
+    jobRef: row.job_ref,
+    jobType: row.job_type as JobType,
+    kind: row.kind as LeaseKind,
+    description: row.description,
+    tokenHash: row.token_hash,
+    declaredTtlMs: Number(row.declared_ttl_ms),
+    grantedAt: { wallMs: Number(row.granted_at), bootMs: Number(row.granted_boot_ms), bootId: row.granted_boot_id },
+    clockDomain: { bootId: row.clock_boot_id, countsSuspend: Boolean(row.clock_counts_suspend) },
+    renewedAt: row.renewed_at === null ? null : { wallMs: Number(row.renewed_at), bootMs: Number(row.renewed_boot_ms), bootId: row.renewed_boot_id },
+    renewCount: Number(row.renew_count),
+    expiresAtBootMs: Number(row.expires_at_boot_ms),
+    expiresAtWallMs: Number(row.expires_at_wall_ms),
+    authorizedUntilWallMs: num(row.authorized_until_wall_ms),
+    authorizedUntilBootMs: num(row.authorized_until_boot_ms),
+    clampedBy: JSON.parse(row.clamped_by) as WaitLeaseRecord['clampedBy'],
+    state: row.state,
+    stateReason: row.state_reason,
+    endReason: row.end_reason,
+    expiredBy: row.expired_by,
+    endedAt: row.ended_at === null ? null : { wallMs: Number(row.ended_at), bootMs: Number(row.ended_boot_ms), bootId: row.ended_boot_id },
+    releaseNote: row.release_note,
+    observer: JSON.parse(row.observer) as ObserverDescription,
+    lastEvidence: json<TargetObservation>(row.last_evidence),
+    lastRefusal: json<WaitLeaseRecord['lastRefusal']>(row.last_refusal),
+    expiredNoticeConsumed: Boolean(row.expired_notice_consumed),
+  };
+  return { record, sessionId: row.session_id, version: Number(row.version) };
+}
+
+/** Integer milliseconds for BIGINT columns (readings are whole ms; this guards the rest). */
+function ms(value: number | null | undefined): number | null {
+  return value === null || value === undefined ? null : Math.floor(value);
+}
+
+function mutableValues(record: WaitLeaseRecord): SqlValue[] {
+  const ledger = ledgerRowOf(record);
+  return [
+    ms(record.renewedAt?.wallMs),
+    ms(record.renewedAt?.bootMs),
+    record.renewedAt?.bootId ?? null,
+    record.renewCount,
+    ms(record.expiresAtBootMs),
+    ms(record.expiresAtWallMs),
+    ms(record.authorizedUntilWallMs),
+    ms(record.authorizedUntilBootMs),
+    JSON.stringify(record.clampedBy),
+    record.state,
+    record.stateReason,
+    record.endReason,
+    record.expiredBy,
+    ms(record.endedAt?.wallMs),
+    ms(record.endedAt?.bootMs),
+    record.endedAt?.bootId ?? null,
+    record.releaseNote,
+    record.lastEvidence === null ? null : JSON.stringify(record.lastEvidence),
+    record.lastRefusal === null ? null : JSON.stringify(record.lastRefusal),
+    record.expiredNoticeConsumed,
+    ledger.censoring,
+    ms(ledger.measured_duration_ms),
+  ];
+}
+
+export class WaitLeaseStore {
+  readonly db: Db;
+
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.db.transaction(fn);
+  }
+
+  // Panes ----------------------------------------------------------------------------
+
+  async getPane(name: string, executor: SqlExecutor = this.db): Promise<PaneRecord | undefined> {
+    const row = await first<PaneRow>(executor, `SELECT ${PANE_COLUMNS} FROM panes WHERE name = ?`, [name]);
+    return row && toPane(row);
+  }
+
+  /** The pane row locked for the rest of the transaction (PostgreSQL); SQLite transactions are exclusive already. */
+  async lockPane(tx: SqlExecutor, name: string): Promise<PaneRecord | undefined> {
+    const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+    const row = await first<PaneRow>(tx, `SELECT ${PANE_COLUMNS} FROM panes WHERE name = ?${lock}`, [name]);
+    return row && toPane(row);
+  }
+
+  async listOpenPanes(): Promise<PaneRecord[]> {
+    const rows = await this.db.all<PaneRow>(`SELECT ${PANE_COLUMNS} FROM panes WHERE closed_at IS NULL ORDER BY name`);
+    return rows.map(toPane);
+  }
+
+  async insertPane(tx: SqlExecutor, pane: PaneRecord): Promise<void> {
+    await tx.run(`INSERT INTO panes (${PANE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+      pane.name,
+      pane.generation,
+      pane.source,
+      pane.shellPid,
+      pane.shellStartTime,
+      pane.windowId,
+      pane.title,
+      pane.displayState,
+      pane.displayUpdatedAt,
+      pane.registeredAt,
+      pane.closedAt,
+      pane.updatedAt,
+    ]);
+  }
+
+  /** Inserts the pane unless a row with its name exists (a concurrent first use); true when inserted. */
+  async insertPaneIfAbsent(tx: SqlExecutor, pane: PaneRecord): Promise<boolean> {
+    const result = await tx.run(`INSERT INTO panes (${PANE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`, [
+      pane.name,
+      pane.generation,
+      pane.source,
+      pane.shellPid,
+      pane.shellStartTime,
+      pane.windowId,
+      pane.title,
+      pane.displayState,
+      pane.displayUpdatedAt,
+      pane.registeredAt,
+      pane.closedAt,
+      pane.updatedAt,
+    ]);
+    return result.changes > 0;
+  }
+
+  async updatePane(tx: SqlExecutor, pane: PaneRecord): Promise<void> {
+    await tx.run(
+      `UPDATE panes SET generation = ?, source = ?, shell_pid = ?, shell_start_time = ?, window_id = ?, title = ?, display_state = ?,
+         display_updated_at = ?, registered_at = ?, closed_at = ?, updated_at = ? WHERE name = ?`,
+      [
+        pane.generation,
+        pane.source,
+        pane.shellPid,
+        pane.shellStartTime,
+        pane.windowId,
+        pane.title,
+        pane.displayState,
+        pane.displayUpdatedAt,
+        pane.registeredAt,
+        pane.closedAt,
+        pane.updatedAt,
+        pane.name,
+      ],
+    );
+  }
+
+  /** Display state only: it never touches leases. Returns false when the pane is unknown or closed. */
+  async setDisplayState(name: string, state: string, now: number): Promise<boolean> {
+    const result = await this.db.run('UPDATE panes SET display_state = ?, display_updated_at = ?, updated_at = ? WHERE name = ? AND closed_at IS NULL', [
+      state,
+      now,
+      now,
+      name,
+    ]);
+    return result.changes > 0;
+  }
+
+  // Sessions -------------------------------------------------------------------------
+
+  async bindSession(tx: SqlExecutor, binding: SessionBinding): Promise<void> {
+    await tx.run(
+      `INSERT INTO pane_sessions (session_id, pane, generation, bound_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (session_id) DO UPDATE SET pane = excluded.pane, generation = excluded.generation, bound_at = excluded.bound_at`,
+      [binding.sessionId, binding.pane, binding.generation, binding.boundAt],
+    );
+  }
+
+  async getSession(sessionId: string, executor: SqlExecutor = this.db): Promise<SessionBinding | undefined> {
+    const row = await first<{ session_id: string; pane: string; generation: number; bound_at: number }>(
+      executor,
+      'SELECT session_id, pane, generation, bound_at FROM pane_sessions WHERE session_id = ?',
+      [sessionId],
+    );
+    return row && { sessionId: row.session_id, pane: row.pane, generation: Number(row.generation), boundAt: Number(row.bound_at) };
+  }
+
+  async sessionsOf(pane: string, generation: number): Promise<string[]> {
+    const rows = await this.db.all<{ session_id: string }>('SELECT session_id FROM pane_sessions WHERE pane = ? AND generation = ? ORDER BY bound_at', [pane, generation]);
+    return rows.map((row) => row.session_id);
+  }
+
+  // Leases ---------------------------------------------------------------------------
+
+  async insertLease(tx: SqlExecutor, record: WaitLeaseRecord, sessionId: string | null, now: number): Promise<void> {
+    const identity: SqlValue[] = [
+      record.id,
+      record.pane,
+      record.generation,
+      sessionId,
+      record.jobRef,
+      record.jobType,
+      record.kind,
+      record.description,
+      record.tokenHash,
+      record.declaredTtlMs,
+      ms(record.grantedAt.wallMs),
+      ms(record.grantedAt.bootMs),
+      record.grantedAt.bootId,
+      record.clockDomain.bootId,
+      record.clockDomain.countsSuspend,
+      record.observer.kind,
+      JSON.stringify(record.observer),
+      now,
+    ];
+    const columns = [
+      'id',
+      'pane',
+      'generation',
+      'session_id',
+      'job_ref',
+      'job_type',
+      'kind',
+      'description',
+      'token_hash',
+      'declared_ttl_ms',
+      'granted_at',
+      'granted_boot_ms',
+      'granted_boot_id',
+      'clock_boot_id',
+      'clock_counts_suspend',
+      'observer_kind',
+      'observer',
+      'updated_at',
+      ...MUTABLE_COLUMNS,
+    ];
+    const values = [...identity, ...mutableValues(record)];
+    await tx.run(`INSERT INTO wait_leases (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`, values);
+  }
+
+  async getLease(id: string, executor: SqlExecutor = this.db): Promise<StoredLease | undefined> {
+    const row = await first<LeaseRow>(executor, `${SELECT_LEASE} WHERE id = ?`, [id]);
+    return row && toStored(row);
+  }
+
+  /**
+   * The conditional write: applies `record` only if the row is still at `expectedVersion` and
+   * carries the same token hash. Returns false when something else wrote first.
+   */
+  async compareAndSet(record: WaitLeaseRecord, expectedVersion: number, now: number, executor: SqlExecutor = this.db): Promise<boolean> {
+    const assignments = MUTABLE_COLUMNS.map((column) => `${column} = ?`).join(', ');
+    const result = await executor.run(
+      `UPDATE wait_leases SET ${assignments}, version = version + 1, updated_at = ? WHERE id = ? AND version = ? AND token_hash = ?`,
+      [...mutableValues(record), now, record.id, expectedVersion, record.tokenHash],
+    );
+    return result.changes === 1;
+  }
+
+  async listLeases(filter: LeaseFilter = {}, executor: SqlExecutor = this.db): Promise<StoredLease[]> {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    if (filter.pane !== undefined) {
+      where.push('pane = ?');
+      params.push(filter.pane);
+    }
+    if (filter.generation !== undefined) {
+      where.push('generation = ?');
+      params.push(filter.generation);
+    }
+    if (filter.state !== undefined) {
+      where.push('state = ?');
+      params.push(filter.state);
+    }
+    if (filter.sessionId !== undefined) {
+      where.push('session_id = ?');
+      params.push(filter.sessionId);
+    }
+    if (filter.live) where.push(`state <> 'ended'`);
+    const limit = filter.limit !== undefined ? ` LIMIT ${Math.floor(filter.limit)}` : '';
+    const rows = await executor.all<LeaseRow>(`${SELECT_LEASE}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY granted_at, id${limit}`, params);
+    return rows.map(toStored);
+  }
+
+  /** Live leases that may be due at `now` (a superset: core's expireIfDue decides). */
+  async expiryCandidates(now: ClockReading, limit = 500): Promise<StoredLease[]> {
+    const rows = await this.db.all<LeaseRow>(
+      `${SELECT_LEASE} WHERE state <> 'ended' AND (expires_at_boot_ms <= ? OR expires_at_wall_ms <= ? OR authorized_until_wall_ms <= ? OR authorized_until_boot_ms <= ?)
+       ORDER BY expires_at_boot_ms LIMIT ${limit}`,
+      [Math.floor(now.bootMs), Math.floor(now.wallMs), Math.floor(now.wallMs), Math.floor(now.bootMs)],
+    );
+    return rows.map(toStored);
+  }
+
+  /** The nearest deadline of any live lease, as ms from `now` (null when none is live). */
+  async nextDeadlineInMs(now: ClockReading): Promise<number | null> {
+    const row = await first<{ boot: number | null; wall: number | null; ceiling_boot: number | null; ceiling_wall: number | null }>(
+      this.db,
+      `SELECT MIN(expires_at_boot_ms) AS boot, MIN(expires_at_wall_ms) AS wall, MIN(authorized_until_boot_ms) AS ceiling_boot,
+              MIN(authorized_until_wall_ms) AS ceiling_wall FROM wait_leases WHERE state <> 'ended'`,
+    );
+    if (!row || row.boot === null) return null;
+    const deltas = [Number(row.boot) - now.bootMs, Number(row.wall) - now.wallMs];
+    if (row.ceiling_boot !== null) deltas.push(Number(row.ceiling_boot) - now.bootMs);
+    if (row.ceiling_wall !== null) deltas.push(Number(row.ceiling_wall) - now.wallMs);
+    return Math.max(0, Math.min(...deltas));
+  }
+
+  /** Active leases with a server-side observer: the hold loop's work list. */
+  async heldLeases(): Promise<StoredLease[]> {
+    const rows = await this.db.all<LeaseRow>(`${SELECT_LEASE} WHERE state = 'active' AND observer_kind <> 'none' ORDER BY id`);
+    return rows.map(toStored);
+  }
+
+  /** Active and degraded leases granted in `domain` (the ones a clock judgement can make UNKNOWN). */
+  async liveLeasesInDomain(domain: ClockDomain): Promise<StoredLease[]> {
+    const bootClause = domain.bootId === null ? 'clock_boot_id IS NULL' : 'clock_boot_id = ?';
+    const params: SqlValue[] = domain.bootId === null ? [domain.countsSuspend] : [domain.bootId, domain.countsSuspend];
+    const rows = await this.db.all<LeaseRow>(
+      `${SELECT_LEASE} WHERE state IN ('active', 'degraded') AND ${bootClause} AND clock_counts_suspend = ? ORDER BY id`,
+      params,
+    );
+    return rows.map(toStored);
+  }
+
+  async ledger(filter: LedgerFilter): Promise<LedgerRow[]> {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    if (filter.jobType !== undefined) {
+      where.push('job_type = ?');
+      params.push(filter.jobType);
+    }
+    if (filter.kind !== undefined) {
+      where.push('kind = ?');
+      params.push(filter.kind);
+    }
+    if (filter.endReason !== undefined) {
+      where.push('end_reason = ?');
+      params.push(filter.endReason);
+    }
+    if (filter.since !== undefined) {
+      where.push('granted_at >= ?');
+      params.push(filter.since);
+    }
+    const rows = await this.db.all<{
+      id: string;
+      pane: string;
+      job_ref: string;
+      job_type: string;
+      kind: string;
+      declared_ttl_ms: number;
+      granted_at: number;
+      ended_at: number | null;
+      end_reason: LedgerRow['end_reason'];
+      release_note: string | null;
+      censoring: LedgerRow['censoring'];
+      measured_duration_ms: number | null;
+    }>(
+      `SELECT id, pane, job_ref, job_type, kind, declared_ttl_ms, granted_at, ended_at, end_reason, release_note, censoring, measured_duration_ms
+       FROM wait_leases${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY granted_at DESC, id DESC LIMIT ${Math.floor(filter.limit)}`,
+      params,
+    );
+    return rows.map((row) => ({
+      lease_id: row.id,
+      pane: row.pane,
+      job_ref: row.job_ref,
+      job_type: row.job_type,
+      kind: row.kind,
+      declared_ttl_ms: Number(row.declared_ttl_ms),
+      granted_at: Number(row.granted_at),
+      ended_at: row.ended_at === null ? null : Number(row.ended_at),
+      end_reason: row.end_reason,
+      release_note: row.release_note,
+      censoring: row.censoring,
+      measured_duration_ms: row.measured_duration_ms === null ? null : Number(row.measured_duration_ms),
+    }));
+  }
+
+  // The persisted clock domain ----------------------------------------------------------
+
+  async readClockDomain(host: string): Promise<ClockReading | undefined> {
+    const row = await first<{ boot_id: string | null; counts_suspend: number | boolean; last_boot_ms: number; last_wall_ms: number }>(
+      this.db,
+      'SELECT boot_id, counts_suspend, last_boot_ms, last_wall_ms FROM lease_clock_domains WHERE host = ?',
+      [host],
+    );
+    return (
+      row && {
+        bootMs: Number(row.last_boot_ms),
+        wallMs: Number(row.last_wall_ms),
+        domain: { bootId: row.boot_id, countsSuspend: Boolean(row.counts_suspend) },
+      }
+    );
+  }
+
+  async writeClockDomain(host: string, reading: ClockReading): Promise<void> {
+    await this.db.run(
+      `INSERT INTO lease_clock_domains (host, boot_id, counts_suspend, last_boot_ms, last_wall_ms, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (host) DO UPDATE SET boot_id = excluded.boot_id, counts_suspend = excluded.counts_suspend,
+         last_boot_ms = excluded.last_boot_ms, last_wall_ms = excluded.last_wall_ms, updated_at = excluded.updated_at`,
+      [host, reading.domain.bootId, reading.domain.countsSuspend, Math.max(0, Math.floor(reading.bootMs)), Math.floor(reading.wallMs), Math.floor(reading.wallMs)],
+    );
+  }
+}

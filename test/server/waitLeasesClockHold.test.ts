@@ -1,0 +1,278 @@
+// The lease clock and the hold loop on real storage: suspend, wall rollback, restart in the
+// same boot (valid), reboot and unverifiable restarts (UNKNOWN), all with a ManualLeaseClock;
+// hold with a REAL child process (renews while alive, releases on exit, pid reuse caught by
+// start time, degraded when unverifiable) and provider jobs (loopback URL, command); expiry
+// detection lag on the real lease clock.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { LeaseholdApiError } from '../../src/client/client.ts';
+import { LeaseholdClient } from '../../src/client/client.ts';
+import { silentLogger, startLeaseServer } from '../../src/server/app.ts';
+import { ManualLeaseClock, systemLeaseClock } from '../../src/server/clock/leaseClock.ts';
+import { readProcessInfo, type ProcessInfo } from '../../src/server/observe/processInfo.ts';
+import { storageTargets, tempDir } from '../support/storage.ts';
+import { rejection, startTestServer, type TestServer } from '../support/server.ts';
+
+const MIN = 60_000;
+
+async function stopMaintenance(t: { server: TestServer['server'] }): Promise<void> {
+  await t.server.expirySweeper.stop();
+  await t.server.clockWatcher.stop();
+  await t.server.holdLoop.stop();
+}
+
+function startSleeper(): Promise<ChildProcess> {
+  const child = spawn('sleep', ['60'], { stdio: 'ignore' });
+  return new Promise((resolve, reject) => {
+    child.once('spawn', () => resolve(child));
+    child.once('error', reject);
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+}
+
+for (const target of storageTargets) {
+  describe(`lease clock on ${target.name}`, () => {
+    let t: TestServer;
+    afterEach(async () => t?.stop());
+
+    it('a suspend counts (boot clock counts suspend): the lease expires on schedule', async () => {
+      t = await startTestServer(target);
+      await stopMaintenance(t);
+      const lease = await t.client.acquireWaitLease({ pane: 'P', job_ref: 'j', ttl_ms: 10 * MIN });
+      t.leaseClock.suspend(15 * MIN);
+      assert.equal((await t.server.clockWatcher.runOnce()).kind, 'continuous');
+      await t.server.expirySweeper.runOnce();
+      assert.equal((await t.client.getWaitLease(lease.lease_id)).end_reason, 'expired');
+    });
+
+    it('a suspend a non-suspend-counting clock missed makes active leases UNKNOWN (LEASE_STALE)', async () => {
+      t = await startTestServer(target, { leaseClock: new ManualLeaseClock({ countsSuspend: false }) });
+      await stopMaintenance(t);
+      const lease = await t.client.acquireWaitLease({ pane: 'P', job_ref: 'j', ttl_ms: 10 * MIN });
+      t.leaseClock.suspend(5 * MIN);
+      assert.equal((await t.server.clockWatcher.runOnce()).kind, 'unaccounted_suspend');
+      const view = await t.client.getWaitLease(lease.lease_id);
+      assert.equal(view.state, 'unknown');
+      const verdict = await t.client.paneVerdict('P');
+      assert.deepEqual([verdict.reasons[0]!.code, verdict.disposition, verdict.reading], ['LEASE_STALE', 'reverify_then_page', 'UNKNOWN']);
+      const error = (await rejection(t.client.renewWaitLease(lease.lease_id, { token: lease.token, ttl_ms: MIN, evidence: { pid: process.pid, start_time: readProcessInfo(process.pid)!.startTime } }))) as unknown as LeaseholdApiError;
+      assert.equal(error.code, 'conflict');
+    });
+
+    it('a wall-clock rollback extends nothing: TTL and ceiling still end on the boot clock', async () => {
+      t = await startTestServer(target);
+      await stopMaintenance(t);
+      const plain = await t.client.acquireWaitLease({ pane: 'P', job_ref: 'ttl', ttl_ms: 10 * MIN });
+      const ceiling = await t.client.acquireWaitLease({ pane: 'P', job_ref: 'ceil', ttl_ms: 60 * MIN, authorized_until: t.leaseClock.wallMs + 20 * MIN });
+      t.leaseClock.rollbackWall(60 * MIN);
+      assert.equal((await t.server.clockWatcher.runOnce()).kind, 'wall_rollback');
+      assert.equal((await t.client.getWaitLease(plain.lease_id)).state, 'active', 'an explained rollback does not make leases UNKNOWN');
+      assert.equal((await t.client.getWaitLease(ceiling.lease_id)).remaining_ms, 20 * MIN);
+      t.leaseClock.advance(10 * MIN);
+      await t.server.expirySweeper.runOnce();
+      assert.equal((await t.client.getWaitLease(plain.lease_id)).end_reason, 'expired');
+      t.leaseClock.advance(10 * MIN);
+      await t.server.expirySweeper.runOnce();
+      const view = await t.client.getWaitLease(ceiling.lease_id);
+      assert.deepEqual([view.end_reason, view.expired_by], ['expired', 'authorized_until']);
+    });
+
+    describe('restarts', () => {
+      const run = async (clock: ManualLeaseClock, storage: Awaited<ReturnType<typeof target.create>>['config'], runtimeDir: string) => {
+        const server = await startLeaseServer({ storage, runtimeDir, logger: silentLogger, leaseClock: clock, singleInstance: false });
+        await stopMaintenance({ server });
+        return { server, client: new LeaseholdClient({ baseUrl: server.url, token: server.token }) };
+      };
+
+      for (const [name, move, expected] of [
+        ['same boot, verified: leases stay valid', (clock: ManualLeaseClock) => clock.advance(2 * MIN), 'active'],
+        ['reboot: every lease becomes UNKNOWN', (clock: ManualLeaseClock) => clock.reboot('boot-b'), 'unknown'],
+        ['boot identity lost: unverifiable, UNKNOWN', (clock: ManualLeaseClock) => {
+          clock.bootId = null;
+          clock.advance(MIN);
+        }, 'unknown'],
+        ['boot clock went back within the "same" boot: UNKNOWN', (clock: ManualLeaseClock) => {
+          clock.bootMs -= 10 * MIN;
+        }, 'unknown'],
+      ] as const) {
+        it(name, async () => {
+          const { config, cleanup } = await target.create();
+          const runtimeDir = tempDir('runtime');
+          const clock = new ManualLeaseClock();
+          try {
+            const first = await run(clock, config, runtimeDir);
+            const lease = await first.client.acquireWaitLease({ pane: 'P', job_ref: 'j', ttl_ms: 30 * MIN });
+            await first.server.close();
+            move(clock);
+            const second = await run(clock, config, runtimeDir);
+            try {
+              const view = await second.client.getWaitLease(lease.lease_id);
+              assert.equal(view.state, expected);
+              const verdict = await second.client.paneVerdict('P');
+              if (expected === 'active') assert.deepEqual(verdict.reasons, []);
+              else {
+                assert.equal(verdict.reasons[0]!.code, 'LEASE_STALE');
+                assert.match(view.state_reason ?? '', /restart/);
+              }
+            } finally {
+              await second.server.close();
+            }
+          } finally {
+            await cleanup();
+            rmSync(runtimeDir, { recursive: true, force: true });
+          }
+        });
+      }
+    });
+
+    it('expiry detection lag on the real lease clock is well under 250 ms', async () => {
+      t = await startTestServer(target, { leaseClock: systemLeaseClock() as never, waitLeaseBackstopMs: 60_000 });
+      const lease = await t.client.acquireWaitLease({ pane: 'P', job_ref: 'fast', ttl_ms: 300 });
+      const grantedAt = performance.now();
+      const endedAt = await new Promise<number>((resolve) => {
+        const unsubscribe = t.server.bus.subscribe((event) => {
+          if (event.type === 'lease.changed' && event.lease_id === lease.lease_id && event.change === 'expired') {
+            unsubscribe();
+            resolve(performance.now());
+          }
+        });
+      });
+      const lag = endedAt - grantedAt - 300;
+      assert.ok(lag < 250, `expiry lag ${lag.toFixed(1)} ms`);
+    });
+  });
+
+  describe(`hold loop on ${target.name}`, () => {
+    let t: TestServer;
+    let children: ChildProcess[] = [];
+    afterEach(async () => {
+      for (const child of children) child.kill('SIGKILL');
+      children = [];
+      await t?.stop();
+    });
+
+    it('renews while a real child process lives, releases when it exits', async () => {
+      t = await startTestServer(target);
+      await stopMaintenance(t);
+      const child = await startSleeper();
+      children.push(child);
+      const grant = await t.client.holdWaitLease({ pane: 'P', job_ref: 'sleep', ttl_ms: 10 * MIN, target: { pid: child.pid! } });
+      let view = await t.client.getWaitLease(grant.lease_id);
+      assert.deepEqual(view.observer, { kind: 'pid', pid: child.pid!, start_time: readProcessInfo(child.pid!)!.startTime });
+      assert.deepEqual(await t.server.holdLoop.runOnce(), { checked: 1, renewed: 0, released: 0, degraded: 0 }, 'verified; no write needed yet');
+      t.leaseClock.advance(6 * MIN);
+      assert.equal((await t.server.holdLoop.runOnce()).renewed, 1);
+      view = await t.client.getWaitLease(grant.lease_id);
+      assert.deepEqual([view.state, view.renew_count, view.remaining_ms], ['active', 1, 10 * MIN]);
+      child.kill('SIGTERM');
+      await exited(child);
+      assert.equal((await t.server.holdLoop.runOnce()).released, 1);
+      view = await t.client.getWaitLease(grant.lease_id);
+      assert.equal(view.end_reason, 'released');
+      const [row] = await t.client.ledger();
+      assert.match(row!.release_note ?? '', /exited/);
+      assert.equal(row!.censoring, 'exact');
+    });
+
+    it('a pid reused by another process is caught by its start time', async () => {
+      const child = await startSleeper();
+      children.push(child);
+      let reused = false;
+      const reader = (pid: number): ProcessInfo | null => {
+        const info = readProcessInfo(pid);
+        return info && reused && pid === child.pid ? { ...info, startTime: String(Number(info.startTime) + 12345) } : info;
+      };
+      t = await startTestServer(target, { processReader: reader });
+      await stopMaintenance(t);
+      const wrong = (await rejection(t.client.holdWaitLease({ pane: 'P', job_ref: 'x', ttl_ms: MIN, target: { pid: child.pid!, start_time: '1' } }))) as unknown as LeaseholdApiError;
+      assert.equal(wrong.code, 'EVIDENCE_MISSING', 'a start time that is not the running process is not the target');
+      const grant = await t.client.holdWaitLease({ pane: 'P', job_ref: 'x', ttl_ms: MIN, target: { pid: child.pid! } });
+      reused = true;
+      assert.equal((await t.server.holdLoop.runOnce()).released, 1);
+      assert.match((await t.client.ledger())[0]!.release_note ?? '', /now belongs to a process started at/);
+      void grant;
+    });
+
+    it('when the target cannot be verified the lease is degraded and no longer renewed', async () => {
+      const child = await startSleeper();
+      children.push(child);
+      let broken = false;
+      t = await startTestServer(target, {
+        processReader: (pid) => {
+          if (broken) throw new Error('EACCES: /proc unreadable');
+          return readProcessInfo(pid);
+        },
+      });
+      await stopMaintenance(t);
+      const grant = await t.client.holdWaitLease({ pane: 'P', job_ref: 'x', ttl_ms: 10 * MIN, target: { pid: child.pid! } });
+      broken = true;
+      assert.equal((await t.server.holdLoop.runOnce()).degraded, 1);
+      const view = await t.client.getWaitLease(grant.lease_id);
+      assert.equal(view.state, 'degraded');
+      assert.match(view.state_reason ?? '', /could not be checked/);
+      assert.equal((await t.server.holdLoop.runOnce()).checked, 0, 'the loop stops for it');
+      const verdict = await t.client.paneVerdict('P');
+      assert.deepEqual([verdict.reasons[0]!.code, verdict.disposition], ['LEASE_STALE', 'reverify_then_page']);
+      t.leaseClock.advance(10 * MIN);
+      await t.server.expirySweeper.runOnce();
+      assert.equal((await t.client.getWaitLease(grant.lease_id)).end_reason, 'expired', 'a degraded lease runs out, never extended');
+    });
+
+    it('a provider job polled at a loopback URL: renews while running, releases when finished, degrades on failure', async () => {
+      let answer: { status: number; body: string } = { status: 200, body: '{"state":"running"}' };
+      const http: Server = createServer((_req, res) => {
+        res.writeHead(answer.status, { 'content-type': 'application/json' });
+        res.end(answer.body);
+      });
+      await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/job`;
+      try {
+        t = await startTestServer(target);
+        await stopMaintenance(t);
+        const refusedUrl = (await rejection(t.client.holdWaitLease({ pane: 'P', job_ref: 'r', ttl_ms: MIN, target: { provider_job: { id: 'r', url: 'http://example.com/job' } } }))) as unknown as LeaseholdApiError;
+        assert.equal(refusedUrl.status, 400, 'only loopback URLs are polled');
+        const a = await t.client.holdWaitLease({ pane: 'P', job_ref: 'gpu-1', ttl_ms: MIN, target: { provider_job: { id: 'gpu-1', url } } });
+        t.leaseClock.advance(40_000);
+        assert.equal((await t.server.holdLoop.runOnce()).renewed, 1);
+        answer = { status: 200, body: '{"state":"finished"}' };
+        assert.equal((await t.server.holdLoop.runOnce()).released, 1);
+        assert.equal((await t.client.getWaitLease(a.lease_id)).end_reason, 'released');
+        answer = { status: 200, body: '{"state":"running"}' };
+        const b = await t.client.holdWaitLease({ pane: 'P', job_ref: 'gpu-2', ttl_ms: MIN, target: { provider_job: { id: 'gpu-2', url } } });
+        answer = { status: 500, body: 'oops' };
+        assert.equal((await t.server.holdLoop.runOnce()).degraded, 1);
+        assert.equal((await t.client.getWaitLease(b.lease_id)).state, 'degraded');
+      } finally {
+        http.close();
+      }
+    });
+
+    it('a provider job observed by a command: JSON state on stdout', async () => {
+      const dir = tempDir('provider');
+      const stateFile = join(dir, 'state.json');
+      writeFileSync(stateFile, '{"state":"running"}');
+      try {
+        t = await startTestServer(target);
+        await stopMaintenance(t);
+        const grant = await t.client.holdWaitLease({ pane: 'P', job_ref: 'render', ttl_ms: MIN, target: { provider_job: { id: 'render', command: ['cat', stateFile] } } });
+        t.leaseClock.advance(40_000);
+        assert.equal((await t.server.holdLoop.runOnce()).renewed, 1);
+        writeFileSync(stateFile, '{"state":"failed"}');
+        assert.equal((await t.server.holdLoop.runOnce()).released, 1);
+        assert.match((await t.client.ledger())[0]!.release_note ?? '', /failed/);
+        const missing = (await rejection(t.client.holdWaitLease({ pane: 'P', job_ref: 'gone', ttl_ms: MIN, target: { provider_job: { id: 'gone', command: ['cat', join(dir, 'nope')] } } }))) as unknown as LeaseholdApiError;
+        assert.equal(missing.code, 'EVIDENCE_MISSING', 'nothing verified to hold');
+        void grant;
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+}
