@@ -18,13 +18,14 @@ export function runtimeDirOf(options: ConnectionOptions): string {
 
 export function connect(options: ConnectionOptions, timeoutMs?: number): LeaseholdClient {
   const runtimeDir = runtimeDirOf(options);
-  const baseUrl = options.server ?? process.env.LEASEHOLD_URL ?? readDiscovery(runtimeDir)?.url;
+  // An empty variable means unset (a shell's `LEASEHOLD_URL= cmd`), not a URL.
+  const baseUrl = options.server || process.env.LEASEHOLD_URL || readDiscovery(runtimeDir)?.url;
   if (!baseUrl) {
     throw new UsageError(
       `no lease server found: ${runtimeFiles.discovery(runtimeDir)} does not exist. Start one with \`leasehold serve\` (or open VS Code with the Leasehold extension), or pass --server URL.`,
     );
   }
-  let token = options.token ?? process.env.LEASEHOLD_TOKEN;
+  let token = options.token || process.env.LEASEHOLD_TOKEN || undefined;
   if (!token) {
     try {
       token = readFileSync(runtimeFiles.token(runtimeDir), 'utf8').trim();

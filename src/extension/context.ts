@@ -2,6 +2,7 @@
 // tracking, commands) and what lives for one server run (the client, the event stream),
 // after rust-analyzer's Ctx. Nothing here blocks activation: start() runs in the background.
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -19,6 +20,7 @@ import { chooseServerRuntime, type RuntimeChoice } from './server/runtime.ts';
 import { openEventStream, type EventStreamHandle } from './server/sse.ts';
 import { ServerSupervisor } from './server/supervisor.ts';
 import { StatusBar, localNow } from './statusBar.ts';
+import { windowSessionOf } from './terminals/processStart.ts';
 import { TerminalPanes } from './terminals/terminalPanes.ts';
 import { EndpointsTree } from './views/endpointsTree.ts';
 import { PanesTree } from './views/panesTree.ts';
@@ -108,7 +110,7 @@ export class Ctx implements vscode.Disposable {
     this.ext = ext;
     this.log = vscode.window.createOutputChannel('Leasehold', { log: true });
     this.runtimeDir = defaultRuntimeDir(process.env);
-    this.windowSession = vscode.env.sessionId;
+    this.windowSession = windowSessionOf(vscode.env.sessionId, randomUUID);
     this.cliScript = path.join(ext.extensionPath, 'dist', 'cli', 'leasehold.js');
     this.settings = this.readSettings();
     this.logTail = new LogTail(runtimeFiles.serverLog(this.runtimeDir), (line) => this.log.info(`[server] ${line}`));

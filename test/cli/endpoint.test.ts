@@ -73,13 +73,15 @@ describe('leasehold endpoint / todo (real processes)', function () {
     assert.match(badScope.stderr, /teleport/);
   });
 
-  it('unknown endpoints are refused with exit 1; no server is exit 3... or a usage hint', async () => {
+  it('unknown endpoints are refused (exit 1); no discovery file is a usage hint (2); an unreachable server is exit 3', async () => {
     const unknown = await runCli(['endpoint', 'edit', 'nobody', '--lease-ttl', '1h'], { env: env() });
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /no endpoint "nobody" \(not_found\)/);
     const nowhere = await runCli(['endpoint', 'list'], { env: { LEASEHOLD_RUNTIME_DIR: tempDir('empty-runtime') } });
     assert.equal(nowhere.code, 2);
     assert.match(nowhere.stderr, /no lease server found/);
+    const emptyVariables = await runCli(['endpoint', 'list'], { env: { ...env(), LEASEHOLD_URL: '', LEASEHOLD_TOKEN: '' } });
+    assert.equal(emptyVariables.code, 0, 'an empty LEASEHOLD_URL means unset: server.json is used');
     const down = await runCli(['endpoint', 'list', '--server', 'http://127.0.0.1:9'], { env: env() });
     assert.equal(down.code, 3);
     assert.match(down.stderr, /cannot reach the lease server/);

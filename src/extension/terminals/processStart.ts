@@ -14,3 +14,12 @@ export function paneNameFor(windowSession: string, n: number): string {
   const short = windowSession.replace(/[^a-zA-Z0-9]/g, '').slice(0, 8).toLowerCase() || 'window';
   return `vscode-${short}-${n}`;
 }
+
+/**
+ * The window session that names this window's panes. VS Code for the web (code-server) reports
+ * the placeholder `someValue.sessionId` in every window, so two windows would name their first
+ * terminals alike and re-register (orphan) each other's panes: use a random id there instead.
+ */
+export function windowSessionOf(sessionId: string | undefined, randomId: () => string): string {
+  return !sessionId || /^someValue\b/i.test(sessionId) ? randomId() : sessionId;
+}

@@ -5,7 +5,7 @@ import { ledgerMarkdown } from '../../../src/extension/model/ledger.ts';
 import { serverStatusView } from '../../../src/extension/model/serverStatus.ts';
 import { resolveSettings, serverLaunchFrom, terminalEnvFrom } from '../../../src/extension/model/settings.ts';
 import { SseParser } from '../../../src/extension/server/sse.ts';
-import { paneNameFor, processStartTime } from '../../../src/extension/terminals/processStart.ts';
+import { paneNameFor, processStartTime, windowSessionOf } from '../../../src/extension/terminals/processStart.ts';
 
 describe('extension: command arguments', () => {
   it('reads endpoint refs, lease ids, TTLs and scopes from tree nodes, links and plain objects', () => {
@@ -61,6 +61,13 @@ describe('extension: SSE parser', () => {
 describe('extension: terminals', () => {
   it('pane names are stable per window session and counter', () => {
     assert.equal(paneNameFor('1f3a9c2e-77aa-4e1b-9c3d-aaaaaaaaaaaa1699999999999', 3), 'vscode-1f3a9c2e-3');
+  });
+  it("does not name panes after code-server's placeholder session id (the same in every window)", () => {
+    const random = () => '5d0c7e21-0000-4000-8000-000000000000';
+    assert.equal(windowSessionOf('someValue.sessionId', random), random());
+    assert.equal(windowSessionOf('', random), random());
+    assert.equal(windowSessionOf('1f3a9c2e-77aa-4e1b-9c3d-aaaaaaaaaaaa1699999999999', random), '1f3a9c2e-77aa-4e1b-9c3d-aaaaaaaaaaaa1699999999999');
+    assert.equal(paneNameFor(windowSessionOf('someValue.sessionId', random), 1), 'vscode-5d0c7e21-1');
   });
   it("reads a shell's start time as the hook does", () => {
     assert.equal(processStartTime(42, () => ({ pid: 42, ppid: 1, startTime: '98765', state: 'S', comm: 'bash' })), '98765');

@@ -1,0 +1,493 @@
+// The real Leasehold extension (the repo root as an unpacked extension, built by
+// scripts/build.mjs) in a code-server workbench driven by Chromium, as a person would use it:
+// palette commands, the Endpoints tree, an integrated terminal running the real `leasehold hook`
+// with recorded Claude Code hook inputs, and the status bar. One code-server serves every UI
+// scenario; the in-extension-host suite runs in a second one. Each scenario saves a screenshot
+// under test-artifacts/e2e/; the bench section writes test-artifacts/e2e/figures.txt.
+//
+// Nothing touches the user's lease server: the extension, the CLI and the hook all find the
+// server through this run's own LEASEHOLD_RUNTIME_DIR (and LEASEHOLD_DATA_DIR).
+import * as assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { packageVsix } from '../../bench/extension.ts';
+import { percentile } from '../../bench/stats.ts';
+import type { LeaseholdClient } from '../../src/client/client.ts';
+import { connect } from '../../src/cli/connect.ts';
+import { artifactsDir, openWorkbench } from './harness/browser.ts';
+import type { Workbench } from './harness/browser.ts';
+import { repoRoot, startCodeServer } from './harness/codeServer.ts';
+import type { CodeServer } from './harness/codeServer.ts';
+import { runHostSuite } from './harness/hostSuite.ts';
+
+const PANE_ITEM = { id: 'leasehold.leasehold.leasehold.pane' };
+const SERVER_ITEM = { id: 'leasehold.leasehold.leasehold.server' };
+const LEASEHOLD_CLI = path.join(repoRoot, 'bin', 'leasehold.cjs');
+const HOOK_FIXTURES = path.join(repoRoot, 'test', 'fixtures', 'claude-hooks');
+/** The background task id in post-tool-use-bash-background.json: the lease's job-ref. */
+const HOOK_JOB_REF = 'bmd0i64ke';
+/** The Claude Code session of the fixtures. */
+const HOOK_SESSION_ID = '7b756a54-68b3-4387-9af5-1b24ed317d93';
+const LATENCY_CHANGES = 20;
+const LATENCY_TARGET_P95_MS = 300;
+
+const timings: Record<string, number> = {};
+const figures: string[] = [];
+
+function keep(): boolean {
+  return process.env.LEASEHOLD_E2E_KEEP === '1';
+}
+
+/** A runtime dir and data dir of this run only (the extension spawns its server there). */
+function leaseholdDirs(label: string): { root: string; runtimeDir: string; dataDir: string; env: Record<string, string> } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `leasehold-e2e-${label}-`));
+  const runtimeDir = path.join(root, 'run');
+  const dataDir = path.join(root, 'data');
+  fs.mkdirSync(runtimeDir, { recursive: true, mode: 0o700 });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  return { root, runtimeDir, dataDir, env: { LEASEHOLD_RUNTIME_DIR: runtimeDir, LEASEHOLD_DATA_DIR: dataDir } };
+}
+
+/** Runs the real CLI (`leasehold ...`) against this run's server; returns stdout, throws with stderr. */
+function leasehold(runtimeDir: string, args: string[]): string {
+  const env: NodeJS.ProcessEnv = { ...process.env, LEASEHOLD_RUNTIME_DIR: runtimeDir };
+  // Only the runtime dir may say which server: never a server named by the caller's env.
+  delete env.LEASEHOLD_URL;
+  delete env.LEASEHOLD_TOKEN;
+  const result = spawnSync(process.execPath, [LEASEHOLD_CLI, ...args], { encoding: 'utf8', timeout: 30_000, env });
+  if (result.status !== 0) throw new Error(`leasehold ${args.join(' ')} exited ${result.status}: ${result.stderr || result.stdout}`);
+  return result.stdout;
+}
+
+/** The row of `leasehold endpoint list` for a slug (a table: SLUG ID STATE LEASE SCOPE). */
+function cliEndpointRow(runtimeDir: string, slug: string): string {
+  const out = leasehold(runtimeDir, ['endpoint', 'list']);
+  const row = out.split('\n').find((line) => line.split(/\s+/)[0] === slug);
+  assert.ok(row, `leasehold endpoint list has no row for ${slug}:\n${out}`);
+  return row;
+}
+
+function readIfExists(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+function recordDuration(this: Mocha.Context): void {
+  const test = this.currentTest;
+  if (test?.duration !== undefined) timings[`test: ${test.fullTitle()}`] = test.duration;
+}
+
+/** One text change of the pane status bar item, stamped in the page with Date.now(). */
+interface PaneTextChange {
+  t: number;
+  text: string;
+}
+
+describe('Leasehold extension in a real workbench (code-server + Chromium)', function () {
+  this.timeout(240_000);
+  const slug = `e2e-${Date.now().toString(36).slice(-6)}`;
+  let dirs: ReturnType<typeof leaseholdDirs>;
+  let server: CodeServer;
+  let workbench: Workbench;
+  let client: LeaseholdClient;
+  /** The hook scenario's terminal (first) and the expiry scenario's terminal (second). */
+  let hookPane: string | undefined;
+  let expiryPane: string | undefined;
+  /** When the expiry scenario switched back to its terminal after moving on. */
+  let backOnExpiryPaneAt = 0;
+
+  before(async () => {
+    const built = Date.now();
+    execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, stdio: 'inherit' });
+    timings['build (scripts/build.mjs)'] = Date.now() - built;
+    dirs = leaseholdDirs('ui');
+    const started = Date.now();
+    server = await startCodeServer({ extensions: [repoRoot], env: dirs.env });
+    workbench = await openWorkbench(server);
+    timings['code-server spawn to workbench rendered'] = Date.now() - started;
+    await workbench.waitForStatusBarText(SERVER_ITEM);
+    timings['code-server spawn to Leasehold status bar item'] = Date.now() - started;
+    // The extension finds no server in the fresh runtime dir, so it spawns one there.
+    await workbench.step('the lease server is found or started', () =>
+      workbench.waitFor('server.json in the test runtime dir', async () => fs.existsSync(path.join(dirs.runtimeDir, 'server.json')), 45_000),
+    );
+    client = connect({ runtimeDir: dirs.runtimeDir });
+    await workbench.step('the lease server answers', () => workbench.waitFor('health', async () => (await client.health()) !== undefined, 30_000));
+    timings['code-server spawn to lease server running'] = Date.now() - started;
+    await installPaneTextRecorder(workbench);
+  });
+
+  afterEach(recordDuration);
+
+  after(async () => {
+    if (workbench) {
+      const activation = readActivationFromLog(server);
+      if (activation !== undefined) figures.push(`activation (UI workbench, from the extension's log): ${activation.toFixed(1)} ms`);
+      await workbench.close();
+    }
+    if (server) {
+      server.collectLogs(path.join(artifactsDir(), 'extension-logs'));
+      if (dirs) {
+        for (const file of ['server.log', 'hook.log']) {
+          const text = readIfExists(path.join(dirs.runtimeDir, file));
+          if (text) fs.writeFileSync(path.join(artifactsDir(), 'extension-logs', `leasehold-${file}`), text);
+        }
+      }
+      await server.stop();
+    }
+    if (dirs && !keep()) fs.rmSync(dirs.root, { recursive: true, force: true });
+  });
+
+  it('1. vends an endpoint from the palette and shows it in the Endpoints tree', async () => {
+    await workbench.openViewContainer('Leasehold');
+    await workbench.runCommand('Leasehold: Vend Endpoint…');
+    await waitForInputTitle(workbench, /Vend Endpoint \(1\/2\)/);
+    assert.equal(await workbench.typeIntoInputBox(slug), '', 'the slug is accepted inline');
+    await workbench.submitInputBox();
+    await waitForInputTitle(workbench, /Vend Endpoint \(2\/2\)/);
+    // Empty: the server default lease TTL.
+    assert.equal(await workbench.typeIntoInputBox(''), '');
+    await workbench.submitInputBox();
+    await workbench.waitForNotification(`vended endpoint ${slug}`);
+    await workbench.waitForTreeItem(slug, { container: 'Leasehold' });
+    const description = await treeDescription(workbench, slug, /server default/);
+    assert.match(description, /^\S+ · server default · active · scope: /);
+    await workbench.screenshot('extension-1-vend-endpoint');
+  });
+
+  it("2. edits the endpoint's lease TTL to 15m; the tree and `leasehold endpoint list` agree", async () => {
+    await workbench.runCommand('Leasehold: Edit Endpoint Lease TTL…');
+    await pickEndpoint(workbench, slug);
+    await waitForInputTitle(workbench, new RegExp(`lease TTL of ${slug}`));
+    assert.equal(await workbench.typeIntoInputBox('15m'), '', '15m is accepted inline');
+    await workbench.submitInputBox();
+    await workbench.waitForNotification(`${slug} lease TTL is now 15m`);
+    const description = await treeDescription(workbench, slug, /^15m · this endpoint's default/);
+    assert.match(description, /^15m · this endpoint's default · active · scope: all verbs$/);
+    assert.match(cliEndpointRow(dirs.runtimeDir, slug), /\s15m \(this endpoint's default\)\s/);
+    await workbench.screenshot('extension-2-edit-lease-ttl-15m');
+  });
+
+  it('3. refuses 59s inline and changes nothing', async () => {
+    await workbench.runCommand('Leasehold: Edit Endpoint Lease TTL…');
+    await pickEndpoint(workbench, slug);
+    await waitForInputTitle(workbench, new RegExp(`lease TTL of ${slug}`));
+    await workbench.typeIntoInputBox('59s');
+    const message = await workbench.waitForInputValidation('must be between 1m (60 s) and 1d (86400 s)');
+    assert.match(message, /must be between 1m \(60 s\) and 1d \(86400 s\)/);
+    await workbench.screenshot('extension-3-refuse-59s');
+    // Enter does not take a refused value: the box stays open with the message.
+    await workbench.submitInputBox();
+    await workbench.page.waitForTimeout(500);
+    assert.match(await workbench.inputValidationMessage(), /must be between 1m \(60 s\) and 1d \(86400 s\)/, 'the box is still open and still refusing');
+    await workbench.closeQuickInput();
+    // Nothing changed: the tree and the CLI still say 15m, this endpoint's default.
+    await workbench.page.waitForTimeout(500);
+    assert.match(await treeDescription(workbench, slug), /^15m · this endpoint's default/);
+    assert.match(cliEndpointRow(dirs.runtimeDir, slug), /\s15m \(this endpoint's default\)\s/);
+    const endpoint = await client.getEndpoint(slug);
+    assert.equal(endpoint.default_lease_ttl_seconds, 900);
+  });
+
+  it('4. the real `leasehold hook`, typed into a terminal, puts the background job on the status bar', async () => {
+    await workbench.openTerminal();
+    hookPane = await paneOfActiveTerminal(workbench, client);
+    const line = await workbench.waitForStatusBarText(PANE_ITEM, /\S/);
+    assert.doesNotMatch(line, /awaiting/, 'a fresh terminal awaits nothing');
+    // Claude Code pipes the recorded inputs to the hook; the hook finds its pane by process
+    // ancestry (this terminal's shell is its parent).
+    const inputs = path.join(server.workspace, '.hook-inputs');
+    fs.mkdirSync(inputs, { recursive: true });
+    for (const name of ['session-start.json', 'post-tool-use-bash-background.json']) fs.copyFileSync(path.join(HOOK_FIXTURES, name), path.join(inputs, name));
+    const hook = (event: string, file: string) =>
+      `${shellQuote(process.execPath)} ${shellQuote(LEASEHOLD_CLI)} hook ${event} < .hook-inputs/${file}; echo "hook ${event} exit=$?"`;
+    await workbench.typeInTerminal(hook('SessionStart', 'session-start.json'));
+    await workbench.waitForTerminalText('hook SessionStart exit=0');
+    // SessionStart bound the Claude session to this terminal's pane (found by process ancestry).
+    const binding = await workbench.step('the session is bound to the terminal\'s pane', () =>
+      workbench.waitFor(`session ${HOOK_SESSION_ID} bound`, () => client.getSession(HOOK_SESSION_ID).catch(() => undefined), 10_000),
+    );
+    assert.equal(binding.pane, hookPane);
+    await workbench.typeInTerminal(hook('PostToolUse', 'post-tool-use-bash-background.json'));
+    await workbench.waitForTerminalText('hook PostToolUse exit=0');
+    let text: string;
+    try {
+      text = await workbench.waitForStatusBarText(PANE_ITEM, new RegExp(`awaiting ${HOOK_JOB_REF}\\b.*, \\d+m left`));
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n  pane ${hookPane} on the server: ${JSON.stringify(await client.getPane(hookPane).catch((e: Error) => e.message))}\n  hook.log:\n${readIfExists(path.join(dirs.runtimeDir, 'hook.log')).slice(-2_000)}`, { cause: error });
+    }
+    // The shell job TTL (leasehold.hookTtl.shell, default 30m) counts down from there.
+    assert.match(text, new RegExp(`awaiting ${HOOK_JOB_REF} \\([^)]*\\), (29|30)m left$`));
+    const leases = await client.listWaitLeases({ pane: hookPane });
+    assert.ok(
+      leases.some((lease) => lease.job_ref === HOOK_JOB_REF && lease.state === 'active' && lease.job_type === 'shell'),
+      `the hook declared a shell lease on ${hookPane}: ${JSON.stringify(leases)}`,
+    );
+    await workbench.screenshot('extension-4-hook-status-bar');
+  });
+
+  it('5. a short lease expires: `lease expired` shows once, and not again after moving on', async () => {
+    await workbench.openTerminal();
+    expiryPane = await paneOfActiveTerminal(workbench, client);
+    assert.notEqual(expiryPane, hookPane);
+    const since = Date.now();
+    leasehold(dirs.runtimeDir, ['pane', 'wait-lease', 'acquire', '--pane', expiryPane, '--id', 'short-job', '--ttl', '4s', '--description', 'short wait']);
+    await workbench.waitForStatusBarText(PANE_ITEM, /awaiting short-job \(short wait\), \d+s left/);
+    const expired = await workbench.waitForStatusBarText(PANE_ITEM, /lease expired/);
+    assert.doesNotMatch(expired, /awaiting short-job/);
+    await workbench.screenshot('extension-5-lease-expired');
+    // The notice counts as seen after a few seconds on screen; then move on to the other
+    // terminal and come back.
+    await workbench.page.waitForTimeout(3_500);
+    await switchTerminal(workbench, client, hookPane!);
+    await workbench.waitForStatusBarText(PANE_ITEM, new RegExp(`awaiting ${HOOK_JOB_REF}`));
+    await switchTerminal(workbench, client, expiryPane);
+    backOnExpiryPaneAt = Date.now();
+    await workbench.waitForStatusBarText(PANE_ITEM, /^(?:(?!awaiting).)+$/);
+    // A server event for this pane makes the extension re-read it: still no notice.
+    await client.setPaneDisplay(expiryPane, 'idle');
+    await workbench.waitForStatusBarText(PANE_ITEM, /^\S*\s*idle$/);
+    await workbench.page.waitForTimeout(1_500);
+    const changes = await paneTextChanges(workbench, since);
+    const shown = changes.filter((change) => /lease expired/.test(change.text));
+    assert.ok(shown.length > 0, 'the notice was shown');
+    const runs = countRuns(changes.map((change) => /lease expired/.test(change.text)));
+    assert.equal(runs, 1, `"lease expired" showed in one stretch, not again: ${JSON.stringify(changes.map((c) => c.text))}`);
+    assert.ok(
+      changes.filter((change) => change.t >= backOnExpiryPaneAt).every((change) => !/expired/.test(change.text)),
+      `no notice after coming back: ${JSON.stringify(changes.filter((c) => c.t >= backOnExpiryPaneAt))}`,
+    );
+    // The server recorded the notice as shown, so another window (or the CLI) does not show it.
+    const pane = await client.getPane(expiryPane);
+    assert.doesNotMatch(pane.annotation ?? '', /expired/, `server annotation: ${pane.annotation}`);
+    await workbench.screenshot('extension-5-after-moving-on');
+  });
+
+  it(`bench: a lease change on the server reaches the status bar (p95 < ${LATENCY_TARGET_P95_MS} ms over ${LATENCY_CHANGES} changes)`, async () => {
+    assert.ok(expiryPane, 'needs the second terminal of scenario 5');
+    const pane = expiryPane;
+    await workbench.waitForStatusBarText(PANE_ITEM, /^\S*\s*idle$/);
+    const latencies: number[] = [];
+    for (let i = 0; latencies.length < LATENCY_CHANGES; i++) {
+      const job = `bench-${i}`;
+      let t0 = Date.now();
+      const grant = await client.acquireWaitLease({ pane, job_ref: job, ttl_ms: 10 * 60_000, description: 'bench' });
+      latencies.push(await changeSeen(workbench, t0, (text) => text.includes(`awaiting ${job} `)));
+      t0 = Date.now();
+      await client.releaseWaitLease(grant.lease_id, grant.token);
+      latencies.push(await changeSeen(workbench, t0, (text) => !text.includes('awaiting')));
+    }
+    const p50 = percentile(latencies, 50);
+    const p95 = percentile(latencies, 95);
+    const max = Math.max(...latencies);
+    figures.push(
+      `lease change on the server (API call) -> status bar text: p50 ${p50} ms, p95 ${p95} ms, max ${max} ms over ${latencies.length} changes (${LATENCY_CHANGES / 2} acquires + ${LATENCY_CHANGES / 2} releases; target p95 < ${LATENCY_TARGET_P95_MS} ms)`,
+    );
+    timings['status bar latency p95 (ms)'] = p95;
+    assert.ok(p95 < LATENCY_TARGET_P95_MS, `p95 ${p95} ms (all: ${latencies.join(', ')})`);
+    // The scenario-5 notice still has not come back through all these re-reads.
+    const since = (await paneTextChanges(workbench, backOnExpiryPaneAt)).filter((change) => /expired/.test(change.text));
+    assert.deepEqual(since, [], 'no "lease expired" after moving on');
+  });
+});
+
+describe('Leasehold extension: in-extension-host suite (test/extension-host) through runHostSuite', function () {
+  this.timeout(360_000);
+  afterEach(recordDuration);
+
+  it('6. runs commands.ehtest.ts inside code-server\'s extension host against a real server, and it passes', async () => {
+    const dirs = leaseholdDirs('host');
+    const outDir = path.join(artifactsDir(), 'ext-host');
+    fs.mkdirSync(outDir, { recursive: true });
+    const figuresFile = path.join(outDir, 'figures.json');
+    fs.rmSync(figuresFile, { force: true });
+    const started = Date.now();
+    try {
+      const outcome = await runHostSuite({
+        files: [path.join(repoRoot, 'test', 'extension-host', 'commands.ehtest.ts'), path.join(repoRoot, 'test', 'extension-host', 'figures.ehtest.ts')],
+        extensions: [repoRoot],
+        env: { ...dirs.env, LEASEHOLD_E2E_FIGURES_FILE: figuresFile },
+        outDir,
+        duringRun: async (workbench) => {
+          await workbench.waitForStatusBarText(SERVER_ITEM);
+          await workbench.screenshot('extension-6-host-suite');
+        },
+      });
+      timings['host suite: start to result'] = Date.now() - started;
+      const failures = (outcome.result?.tests ?? []).filter((test) => test.state === 'failed').map((test) => `${test.fullTitle}: ${test.error?.message}`);
+      assert.equal(outcome.status, 'passed', `${outcome.error?.message ?? ''}\n${failures.join('\n')}`);
+      assert.ok(outcome.result);
+      assert.equal(outcome.result.failed, 0);
+      assert.ok(outcome.result.passed >= 10, `passed ${outcome.result.passed}`);
+      const host = JSON.parse(fs.readFileSync(figuresFile, 'utf8')) as { activationMs: number; serverRunningAfterTestStartMs: number };
+      figures.unshift(`activation (extension host, exports.activationMs): ${host.activationMs.toFixed(1)} ms`);
+    } finally {
+      if (!keep()) fs.rmSync(dirs.root, { recursive: true, force: true });
+    }
+  });
+
+  it('bench: the packaged .vsix size', () => {
+    const vsix = packageVsix(path.join(artifactsDir(), 'vsix'));
+    figures.push(`.vsix size: ${vsix.bytes} bytes (${(vsix.bytes / 1024).toFixed(1)} KiB, ${vsix.files.length} files; npm run package equivalent, built in ${vsix.buildMs} ms)`);
+    assert.ok(vsix.files.includes('dist/extension.cjs'), vsix.files.join(', '));
+    assert.ok(!vsix.files.some((file) => file.startsWith('src/') || file.startsWith('node_modules/')), 'only what runs');
+    fs.rmSync(vsix.file, { force: true });
+  });
+});
+
+after(() => {
+  const dir = artifactsDir();
+  fs.mkdirSync(dir, { recursive: true });
+  if (figures.length) {
+    const text = `Leasehold extension figures (${new Date().toISOString()}, ${os.cpus().length} cores)\n${figures.map((line) => `  ${line}`).join('\n')}\n`;
+    fs.writeFileSync(path.join(dir, 'figures.txt'), text);
+    console.log(`\n  ${text.replace(/\n/g, '\n  ')}(also in ${path.relative(repoRoot, path.join(dir, 'figures.txt'))})`);
+  }
+  const file = path.join(dir, 'extension-timings.json');
+  fs.writeFileSync(file, JSON.stringify(timings, null, 2));
+  console.log(`  extension e2e timings (ms), also in ${path.relative(repoRoot, file)}:`);
+  for (const [name, ms] of Object.entries(timings)) console.log(`    ${String(ms).padStart(7)}  ${name}`);
+});
+
+// --- helpers ---------------------------------------------------------------------------------
+
+/** Picks the quick pick row whose label is exactly `label` (its description follows it in the row's text). */
+async function pickEndpoint(workbench: Workbench, label: string): Promise<void> {
+  await workbench.step(`pick endpoint ${label}`, async () => {
+    const row = workbench.page
+      .locator('.quick-input-widget .monaco-list-row')
+      .filter({ has: workbench.page.locator('.label-name', { hasText: new RegExp(`^\\s*${label}\\s*$`) }) })
+      .first();
+    await row.waitFor({ state: 'visible', timeout: workbench.timeoutMs });
+    await row.click();
+  });
+}
+
+async function waitForInputTitle(workbench: Workbench, title: RegExp): Promise<void> {
+  await workbench.step(`an input box titled ${title}`, () =>
+    workbench.waitFor(`input box title ${title}`, async () => {
+      const widget = workbench.page.locator('.quick-input-widget');
+      if (!(await widget.isVisible())) return false;
+      return title.test(await widget.locator('.quick-input-title').innerText().catch(() => ''));
+    }),
+  );
+}
+
+/** The description of an Endpoints tree row (e.g. `15m · this endpoint's default · active · ...`). */
+async function treeDescription(workbench: Workbench, label: string, match?: RegExp): Promise<string> {
+  return workbench.step(`tree item ${label}'s description${match ? ` ${match}` : ''}`, () =>
+    workbench.waitFor(`the description of ${label}${match ? ` to match ${match}` : ''}`, async () => {
+      const row = workbench.treeItem(label);
+      if (!(await row.isVisible())) return undefined;
+      const text = (await row.locator('.label-description').first().innerText()).trim();
+      return !match || match.test(text) ? text : undefined;
+    }),
+  );
+}
+
+/** The pane the extension registered for the active terminal: matched by the shell's pid. */
+async function paneOfActiveTerminal(workbench: Workbench, client: LeaseholdClient): Promise<string> {
+  const marker = `pid${Date.now().toString(36)}`;
+  await workbench.typeInTerminal(`echo "${marker}:$$"`);
+  const text = await workbench.waitForTerminalText(new RegExp(`${marker}:\\d+`));
+  const pid = Number(new RegExp(`${marker}:(\\d+)`).exec(text)![1]);
+  return workbench.step(`the pane of the terminal whose shell is pid ${pid}`, () =>
+    workbench.waitFor(`a pane registered with shell pid ${pid}`, async () => (await client.listPanes()).find((pane) => pane.shell_pid === pid)?.name),
+  );
+}
+
+/** Clicks the terminal tab of a pane (its shell pid), as a person switches terminals. */
+async function switchTerminal(workbench: Workbench, client: LeaseholdClient, paneName: string): Promise<void> {
+  const pane = await client.getPane(paneName);
+  await workbench.step(`switch to the terminal of pane ${paneName}`, async () => {
+    const tabs = workbench.page.locator('.part.panel .tabs-list .monaco-list-row');
+    const count = await tabs.count();
+    assert.ok(count >= 2, `the terminal tabs list shows ${count} terminals`);
+    // The tabs keep creation order; the panes are numbered in the same order (vscode-<session>-<n>).
+    const index = Number(/-(\d+)$/.exec(paneName)?.[1] ?? '0') - 1;
+    await tabs.nth(index).click();
+    await workbench.waitFor(`the terminal of pane ${paneName} (shell pid ${pane.shell_pid}) to be active`, async () => {
+      const marker = `who${Date.now().toString(36)}`;
+      await workbench.page.keyboard.type(`echo "${marker}:$$"`);
+      await workbench.page.keyboard.press('Enter');
+      await workbench.page.waitForTimeout(300);
+      return new RegExp(`${marker}:${pane.shell_pid}\\b`).test(await workbench.terminalText());
+    }, 10_000);
+  });
+}
+
+/** Records every text change of the pane status bar item in the page, stamped with Date.now(). */
+async function installPaneTextRecorder(workbench: Workbench): Promise<void> {
+  // Page-side code as text: this project's TypeScript has no DOM lib.
+  await workbench.page.evaluate(`(() => {
+    const id = ${JSON.stringify(PANE_ITEM.id)};
+    window.__leaseholdPaneText = [];
+    let last;
+    const read = () => {
+      const el = document.getElementById(id);
+      const text = el && el.offsetParent !== null ? el.innerText.trim() : '';
+      if (text !== last) {
+        last = text;
+        window.__leaseholdPaneText.push({ t: Date.now(), text });
+      }
+    };
+    const statusBar = document.querySelector('.part.statusbar');
+    if (!statusBar) throw new Error('no status bar');
+    new MutationObserver(read).observe(statusBar, { subtree: true, childList: true, characterData: true, attributes: true });
+    read();
+  })()`);
+}
+
+async function paneTextChanges(workbench: Workbench, sinceMs: number): Promise<PaneTextChange[]> {
+  const all = (await workbench.page.evaluate('window.__leaseholdPaneText')) as PaneTextChange[];
+  return all.filter((change) => change.t >= sinceMs);
+}
+
+/** Milliseconds from t0 until the pane item's text first satisfied `seen` (page clock = this machine's clock). */
+async function changeSeen(workbench: Workbench, t0: number, seen: (text: string) => boolean): Promise<number> {
+  const change = await workbench.waitFor(
+    'the status bar to show the lease change',
+    async () => (await paneTextChanges(workbench, t0)).find((c) => seen(c.text)),
+    10_000,
+  );
+  return change.t - t0;
+}
+
+function countRuns(flags: boolean[]): number {
+  let runs = 0;
+  for (let i = 0; i < flags.length; i++) if (flags[i] && !flags[i - 1]) runs++;
+  return runs;
+}
+
+/** The extension logs `activated in N ms` to its LogOutputChannel (a file under the user data logs). */
+function readActivationFromLog(server: CodeServer): number | undefined {
+  const logs = path.join(server.userDataDir, 'logs');
+  const stack = [logs];
+  while (stack.length) {
+    const dir = stack.pop()!;
+    let entries: fs.Dirent[] = [];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) stack.push(full);
+      else if (entry.name.endsWith('.log') && /leasehold/i.test(full)) {
+        const found = /activated in ([\d.]+) ms/.exec(readIfExists(full));
+        if (found) return Number(found[1]);
+      }
+    }
+  }
+  return undefined;
+}
