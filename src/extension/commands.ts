@@ -6,7 +6,6 @@ import * as vscode from 'vscode';
 import { LeaseholdApiError, ServerUnreachableError, type LeaseholdClient } from '../client/client.ts';
 import { buildMcpAddCommand, buildMcpJson } from '../claude/mcpConfig.ts';
 import { SLUG_PATTERN, type EndpointView } from '../core/wire/claims.ts';
-import { readLedger, releaseWaitLeaseByOwner } from './api.ts';
 import type { Ctx } from './context.ts';
 import { endpointRefOf, leaseIdOf, scopeArgOf, stringArg, ttlArgOf, type HooksScope } from './model/commandArgs.ts';
 import { hooksSummaryText } from './model/hooksSummary.ts';
@@ -248,14 +247,14 @@ async function releaseWaitLease(ctx: Ctx, arg?: unknown) {
     );
     leaseId = given(picked).leaseId;
   }
-  const result = await releaseWaitLeaseByOwner(client, leaseId, stringArg(arg, 'reason') ?? 'released from VS Code');
+  const result = await client.releaseWaitLeaseByOwner(leaseId, stringArg(arg, 'reason') ?? 'released from VS Code');
   ctx.scheduleRefresh({ panes: true });
   void vscode.window.showInformationMessage(`Leasehold: released wait-lease ${stringArg(arg, 'jobRef') ?? leaseId}.`);
   return result;
 }
 
 async function showLedger(ctx: Ctx, arg?: unknown) {
-  const rows = await readLedger(requireClient(ctx), { limit: typeof (arg as { limit?: unknown } | undefined)?.limit === 'number' ? (arg as { limit: number }).limit : 500 });
+  const rows = await requireClient(ctx).ledger({ limit: typeof (arg as { limit?: unknown } | undefined)?.limit === 'number' ? (arg as { limit: number }).limit : 500 });
   ctx.ledgerText = ledgerMarkdown(rows, Date.now());
   const uri = vscode.Uri.parse(`${LEDGER_SCHEME}:/Leasehold%20Ledger.md`);
   ctx.ledgerChanged.fire(uri);

@@ -9,7 +9,6 @@ import * as vscode from 'vscode';
 import type { LeaseholdClient } from '../client/client.ts';
 import type { EndpointView } from '../core/wire/claims.ts';
 import { defaultRuntimeDir, runtimeFiles } from '../runtime/paths.ts';
-import { consumeExpiredNotice, listPanes } from './api.ts';
 import { LEDGER_SCHEME, registerCommands } from './commands.ts';
 import type { PaneSnapshot } from './model/paneStatus.ts';
 import type { ServerState } from './model/serverStatus.ts';
@@ -129,7 +128,7 @@ export class Ctx implements vscode.Disposable {
       snapshot: (pane) => this.panes.get(pane),
       noticeShown: (leaseId) => {
         const client = this.client;
-        if (client) void consumeExpiredNotice(client, leaseId).catch((error: Error) => this.log.warn(`notice-consumed for ${leaseId}: ${error.message}`));
+        if (client) void client.consumeExpiredNotice(leaseId).catch((error: Error) => this.log.warn(`notice-consumed for ${leaseId}: ${error.message}`));
       },
     });
     this.endpointsTree = new EndpointsTree({ endpoints: () => this.endpoints, client: () => this.client });
@@ -306,7 +305,7 @@ export class Ctx implements vscode.Disposable {
     }
     if (what.panes) {
       jobs.push(
-        listPanes(client).then(
+        client.listPanes().then(
           (panes) => {
             const readAt = localNow();
             this.panes.clear();

@@ -3,7 +3,6 @@
 // know it), closed when the terminal closes.
 import * as vscode from 'vscode';
 import type { LeaseholdClient } from '../../client/client.ts';
-import { closePane, listPanes, registerPane } from '../api.ts';
 import { paneNameFor, processStartTime } from './processStart.ts';
 
 interface TrackedTerminal {
@@ -54,7 +53,7 @@ export class TerminalPanes implements vscode.Disposable {
   async syncWith(client: LeaseholdClient): Promise<void> {
     let known = new Set<string>();
     try {
-      known = new Set((await listPanes(client)).map((pane) => pane.name));
+      known = new Set((await client.listPanes()).map((pane) => pane.name));
     } catch (error) {
       this.log.warn(`could not list panes: ${(error as Error).message}`);
     }
@@ -75,7 +74,7 @@ export class TerminalPanes implements vscode.Disposable {
     const client = this.client();
     if (!client) return;
     const names = [...this.tracked.values()].filter((entry) => entry.registered).map((entry) => entry.name);
-    await Promise.race([Promise.allSettled(names.map((name) => closePane(client, name))), new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
+    await Promise.race([Promise.allSettled(names.map((name) => client.closePane(name))), new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
   }
 
   private async track(terminal: vscode.Terminal): Promise<void> {
@@ -94,7 +93,7 @@ export class TerminalPanes implements vscode.Disposable {
 
   private async register(terminal: vscode.Terminal, entry: TrackedTerminal, client: LeaseholdClient): Promise<void> {
     try {
-      await registerPane(client, {
+      await client.registerPane({
         name: entry.name,
         source: 'vscode',
         ...(entry.pid !== undefined ? { shell_pid: entry.pid } : {}),
@@ -118,7 +117,7 @@ export class TerminalPanes implements vscode.Disposable {
     const client = this.client();
     if (!client || !entry.registered) return;
     try {
-      await closePane(client, entry.name);
+      await client.closePane(entry.name);
       this.log.info(`closed pane ${entry.name}`);
     } catch (error) {
       this.log.warn(`could not close pane ${entry.name}: ${(error as Error).message}`);
