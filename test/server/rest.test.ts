@@ -245,3 +245,18 @@ describe('REST write rate limit', () => {
     }
   });
 });
+
+describe('hook events have their own write budget', () => {
+  it('a burst of hook events does not spend the budget of the human’s own edits', async () => {
+    const t = await startTestServer(storageTargets[0]!, { writeRateLimit: { capacity: 2, refillPerSecond: 1 } });
+    try {
+      const hookEvent = (id: string) => raw(t, 'POST', '/api/v1/hook-events', { body: JSON.stringify({ id, ops: [] }) });
+      assert.equal((await hookEvent('0000000000001-1-1-a')).status, 200);
+      assert.equal((await hookEvent('0000000000001-1-2-a')).status, 200);
+      assert.equal((await hookEvent('0000000000001-1-3-a')).status, 429, 'the hook budget is spent');
+      await t.client.createTodo({ queue: 'q', title: 'still allowed' });
+    } finally {
+      await t.stop();
+    }
+  });
+});

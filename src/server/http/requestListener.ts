@@ -73,7 +73,7 @@ export function createRequestListener(options: RequestListenerOptions): RequestL
     }
     const human = await authenticate(req);
     if (matched.route.write) {
-      const retryAfter = options.writeLimiter.take(human.id);
+      const retryAfter = options.writeLimiter.take(`${human.id}/${matched.route.writeBudget ?? 'writes'}`);
       if (retryAfter > 0) {
         res.setHeader('retry-after', String(retryAfter));
         throw new LeaseholdError('rate_limited', `too many writes; retry in ${retryAfter}s`, { details: { retry_after_seconds: retryAfter } });

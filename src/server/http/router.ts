@@ -21,6 +21,8 @@ export interface Route {
   path: string;
   /** Writes count against the per-human write budget. */
   write?: boolean;
+  /** Which of the human's budgets (default "writes"): bursts of hook events must not starve their own edits. */
+  writeBudget?: string;
   handler: RouteHandler;
 }
 

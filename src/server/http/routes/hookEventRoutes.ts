@@ -9,6 +9,7 @@ export function hookEventRoutes(hookEvents: HookEventService): Route[] {
       method: 'POST',
       path: '/api/v1/hook-events',
       write: true,
+      writeBudget: 'hook_events',
       handler: async ({ body }) => ok(await hookEvents.submit(body ?? {})),
     },
   ];
