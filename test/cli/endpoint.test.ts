@@ -24,6 +24,7 @@ describe('leasehold endpoint / todo (real processes)', function () {
 
   it('converts --lease-ttl durations and shows them in the LEASE column', async () => {
     for (const [slug, duration, seconds] of [
+      ['a60s', '60s', 60],
       ['a90s', '90s', 90],
       ['b15m', '15m', 900],
       ['c1h', '1h', 3600],

@@ -65,6 +65,32 @@ for (const target of storageTargets) {
       assert.match(third.client.getInstructions() ?? '', /900 seconds/);
     });
 
+    it('an edit from REST applies to the next claim and heartbeat on a live session; granted leases keep their expiry', async () => {
+      const vended = await t.client.vendEndpoint({ slug: 'reviewer' });
+      const first = await t.client.createTodo({ queue: 'reviews', title: 'one' });
+      const second = await t.client.createTodo({ queue: 'reviews', title: 'two' });
+      const session = await open(vended.token);
+      const before = await session.call('claim', { todo_id: first.id });
+      assert.deepEqual([before.value.lease_ttl_seconds, before.value.lease_source], [300, 'server']);
+      await t.client.editEndpoint('reviewer', { default_lease_ttl_seconds: 5400 });
+      const [held] = await t.client.listTodos({ queue: 'reviews', state: 'claimed' });
+      assert.equal(held?.lease_expires_at, before.value.lease_expires_at, 'the granted lease keeps its expiry');
+      const after = await session.call('claim', { todo_id: second.id });
+      assert.deepEqual([after.value.lease_ttl_seconds, after.value.lease_source], [5400, 'endpoint']);
+      const beat = await session.call('heartbeat', { todo_id: first.id, claim_epoch: before.value.claim_epoch });
+      assert.deepEqual([beat.value.lease_ttl_seconds, beat.value.lease_source], [5400, 'endpoint']);
+    });
+
+    it('set_default_lease accepts the bounds themselves (60 and 86400)', async () => {
+      const vended = await t.client.vendEndpoint({ slug: 'bounds' });
+      const session = await open(vended.token);
+      for (const value of [60, 86_400]) {
+        const set = await session.call('set_default_lease', { default_lease_ttl_seconds: value });
+        assert.equal(set.isError, false, String(value));
+        assert.equal((await t.client.getEndpoint('bounds')).default_lease_ttl_seconds, value);
+      }
+    });
+
     it('tools are present only when the scope grants them', async () => {
       const narrow = await t.client.vendEndpoint({ slug: 'narrow', scope: ['claim_next', 'heartbeat', 'complete'] });
       const session = await open(narrow.token);
