@@ -5,5 +5,5 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
   echo "Installing npm dependencies ..." >&2
-  npm ci --no-audit --no-fund >&2
+  bash scripts/with-node.sh npm ci --no-audit --no-fund >&2
 fi

@@ -6,4 +6,4 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/ensure-deps.sh
 bash scripts/with-node.sh node scripts/build.mjs
-exec bash scripts/with-node.sh node dist/cli.cjs serve "$@"
+exec bash scripts/with-node.sh node bin/leasehold.cjs serve "$@"
