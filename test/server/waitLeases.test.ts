@@ -132,6 +132,46 @@ for (const target of storageTargets) {
         }
       });
 
+      // Deterministic interleaving: the renew reads the lease and decides (core says "renew"),
+      // then, before its conditional write lands, another writer ends the lease. The stale
+      // write must be refused by the compare-and-set and the re-decision must see the end. This
+      // fails if the store's CAS ever stops checking the version (the renew would overwrite the
+      // ended row with its active record).
+      for (const [ending, end] of [
+        ['released', (lease: { lease_id: string; token: string }) => t.client.releaseWaitLease(lease.lease_id, lease.token, 'meanwhile')],
+        ['orphaned', () => t.client.registerPane({ name: 'P', source: 'cli' })],
+        [
+          'expired',
+          async () => {
+            t.leaseClock.advance(15 * MIN);
+            assert.equal(await t.server.expirySweeper.runOnce(), 1);
+          },
+        ],
+      ] as const) {
+        it(`a renew decided before the lease was ${ending} never writes it back to life`, async () => {
+          const store = t.server.waitLeases.store;
+          const compareAndSet = store.compareAndSet.bind(store);
+          let interleave: (() => Promise<unknown>) | undefined;
+          store.compareAndSet = async (...args: Parameters<typeof store.compareAndSet>) => {
+            const competitor = interleave;
+            interleave = undefined;
+            if (competitor) await competitor();
+            return compareAndSet(...args);
+          };
+          try {
+            const lease = await acquire(`stale-${ending}`);
+            interleave = () => end(lease);
+            const error = await refused(t.client.renewWaitLease(lease.lease_id, { token: lease.token, ttl_ms: 30 * MIN, evidence: self }));
+            assert.equal(interleave, undefined, 'the competing end ran between the decision and the write');
+            assert.equal(error.code, 'LEASE_ENDED');
+            const view = await t.client.getWaitLease(lease.lease_id);
+            assert.deepEqual([view.state, view.end_reason, view.renew_count], ['ended', ending, 0]);
+          } finally {
+            store.compareAndSet = compareAndSet;
+          }
+        });
+      }
+
       it('an in-flight renew cannot resurrect an expired lease either', async () => {
         const lease = await acquire();
         t.leaseClock.advance(15 * MIN);
@@ -277,6 +317,19 @@ for (const target of storageTargets) {
         const consumed = await t.client.consumeExpiredNotice(lease.lease_id);
         assert.equal(consumed.notice_pending, false);
         assert.equal((await t.client.getPane('P')).annotation, 'idle');
+        await t.client.consumeExpiredNotice(lease.lease_id);
+        assert.equal((await t.client.getPane('P')).annotation, 'idle', 'one-shot: consuming again brings nothing back');
+      });
+
+      it('consuming the notice of a live lease is a no-op: the notice is still owed when it expires', async () => {
+        await t.client.registerPane({ name: 'P', source: 'cli' });
+        await t.client.setPaneDisplay('P', 'idle');
+        const lease = await acquire('early', { ttl_ms: 5 * MIN });
+        assert.equal((await t.client.consumeExpiredNotice(lease.lease_id)).notice_pending, false);
+        t.leaseClock.advance(6 * MIN);
+        const pane = await t.client.getPane('P');
+        assert.equal(pane.annotation, 'idle · lease expired 1m ago', 'shown even before the sweeper wrote the expiry');
+        assert.equal(pane.leases[0]!.notice_pending, true);
       });
     });
 

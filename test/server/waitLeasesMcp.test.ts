@@ -1,9 +1,12 @@
 // The wait-lease verbs over MCP (real SDK client): present only when scope grants them; the
 // acquire → list → verdict → release round trip; an endpoint cannot make the server run a command.
 import assert from 'node:assert/strict';
-import { storageTargets } from '../support/storage.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { storageTargets, tempDir } from '../support/storage.ts';
+import { rejection, startTestServer, type TestServer } from '../support/server.ts';
 import { connectMcp, type McpTestClient } from '../support/mcp.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LeaseholdError } from '../../src/core/errors.ts';
 
 const WAIT_TOOLS = ['pane_verdict', 'wait_lease_acquire', 'wait_lease_hold', 'wait_lease_list', 'wait_lease_release', 'wait_lease_renew'];
 
@@ -56,6 +59,31 @@ for (const target of storageTargets) {
       const held = await mcp.call('wait_lease_hold', { pane: 'P', job_ref: 'x', ttl_ms: 60_000, target: { provider_job: { id: 'x', command: ['true'] } } });
       assert.equal(held.isError, true);
       assert.equal(held.value.error.code, 'forbidden');
+      assert.equal(held.value.error.field, 'target.provider_job.command');
+      const url = await mcp.call('wait_lease_hold', { pane: 'P', job_ref: 'y', ttl_ms: 60_000, target: { provider_job: { id: 'y', url: 'http://169.254.169.254/latest' } } });
+      assert.equal(url.isError, true, 'an endpoint may only name a loopback URL');
+      assert.equal(url.value.error.field, 'target.provider_job.url');
+      assert.deepEqual(await t.client.listWaitLeases({ pane: 'P' }), [], 'nothing was stored');
+    });
+
+    it('a caller that does not say it is the human API cannot have a command run (safe default), and nothing runs', async () => {
+      const marker = join(tempDir('observer'), 'ran');
+      const request = { pane: 'P', job_ref: 'z', ttl_ms: 60_000, target: { provider_job: { id: 'z', command: ['touch', marker] } } };
+      for (const options of [undefined, {}, { allowCommand: false }]) {
+        const error = (await rejection(t.server.waitLeases.hold(request, options))) as unknown as LeaseholdError;
+        assert.equal(error.code, 'forbidden', JSON.stringify(options));
+      }
+      assert.equal(existsSync(marker), false, 'the command never ran');
+    });
+
+    it('provider_job.url must be loopback however it is spelled', async () => {
+      for (const url of ['http://127.0.0.1@example.com/job', 'http://localhost.example.com/job', 'http://10.0.0.1/job', 'file:///etc/passwd', 'ftp://127.0.0.1/job']) {
+        const error = (await rejection(
+          t.server.waitLeases.hold({ pane: 'P', job_ref: 'u', ttl_ms: 60_000, target: { provider_job: { id: 'u', url } } }, { allowCommand: true }),
+        )) as unknown as LeaseholdError;
+        assert.equal(error.code, 'invalid_argument', url);
+        assert.equal(error.field, 'target.provider_job.url', url);
+      }
     });
   });
 }

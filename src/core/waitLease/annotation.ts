@@ -29,7 +29,7 @@ export function formatAgo(ms: number): string {
  * only for an expired lease, never twice (neither when the server has recorded it consumed
  * nor when this display has already shown it).
  */
-export function shouldShowExpiredNotice(lease: WaitLeaseRecord, shownNoticeIds: ReadonlySet<string>): boolean {
+export function shouldShowExpiredNotice(lease: WaitLeaseRecord, shownNoticeIds: ReadonlySet<string> = new Set()): boolean {
   return lease.state === 'ended' && lease.endReason === 'expired' && !lease.expiredNoticeConsumed && !shownNoticeIds.has(lease.id);
 }
 

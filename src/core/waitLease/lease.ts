@@ -389,6 +389,18 @@ export function renew(record: WaitLeaseRecord, input: RenewInput): LeaseOutcome<
     );
   }
 
+  // The ceiling change is input validation against the stored ceiling (a raise is refused), so
+  // it is judged before the evidence: a bad request must not leave a remembered
+  // EVIDENCE_MISSING behind. It is applied only if the renewal succeeds.
+  let bounded = swept;
+  if (authorizedUntil !== null) {
+    try {
+      bounded = withLoweredCeiling(swept, authorizedUntil, now);
+    } catch (error) {
+      return refused(error as LeaseholdError, record, swept);
+    }
+  }
+
   let observation: TargetObservation;
   try {
     observation = judgeRenewalEvidence(input.evidence, {
@@ -400,15 +412,6 @@ export function renew(record: WaitLeaseRecord, input: RenewInput): LeaseOutcome<
     const refusal = error as LeaseholdError;
     const remembered = { ...swept, lastRefusal: { code: 'EVIDENCE_MISSING' as const, message: refusal.message, at: instantOf(now) } };
     return refused(refusal, record, remembered);
-  }
-
-  let bounded = swept;
-  if (authorizedUntil !== null) {
-    try {
-      bounded = withLoweredCeiling(swept, authorizedUntil, now);
-    } catch (error) {
-      return refused(error as LeaseholdError, record, swept);
-    }
   }
   const ceiling = ceilingOf(bounded);
   if (ceilingReached(ceiling, now)) {
@@ -503,9 +506,16 @@ export function applyClockJudgement(
   return records.map((record) => markUnknown(record, { reason: judgement.explanation, now }));
 }
 
-/** Records that the one-shot "lease expired N ago" notice was shown. */
-export function consumeExpiredNotice(record: WaitLeaseRecord): WaitLeaseRecord {
-  return record.expiredNoticeConsumed ? record : { ...record, expiredNoticeConsumed: true };
+/**
+ * Records that the one-shot "lease expired N ago" notice was shown. Only an expired lease has
+ * a notice to consume: on a lease that is still live (or was released/orphaned) this is a
+ * no-op, because consuming early would silently suppress the notice it later owes the human.
+ * Swept first, so a lease whose time ran out but was not yet written counts as expired.
+ */
+export function consumeExpiredNotice(record: WaitLeaseRecord, now: ClockReading): WaitLeaseRecord {
+  const swept = expireIfDue(record, now);
+  if (swept.state !== 'ended' || swept.endReason !== 'expired' || swept.expiredNoticeConsumed) return swept;
+  return { ...swept, expiredNoticeConsumed: true };
 }
 
 /**

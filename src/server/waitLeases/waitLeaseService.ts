@@ -3,7 +3,7 @@
 // with a compare-and-set (re-reading and re-deciding when something else wrote first). Every
 // change is published on the ChangeBus as pane.changed / lease.changed for SSE clients.
 import { LeaseholdError } from '../../core/errors.ts';
-import { annotatePane } from '../../core/waitLease/annotation.ts';
+import { annotatePane, shouldShowExpiredNotice } from '../../core/waitLease/annotation.ts';
 import type { ClockDomain, ClockReading } from '../../core/waitLease/clockReading.ts';
 import { DEFAULT_HARD_MAX_TTL_MS } from '../../core/waitLease/grant.ts';
 import { pinPidTarget } from '../../core/waitLease/hold.ts';
@@ -271,7 +271,9 @@ export class WaitLeaseService {
   /**
    * hold: the server owns the renew loop. The target is verified now (a pid is pinned to its
    * start time; a provider job must answer running), then the hold loop re-verifies it.
-   * `allowCommand` is false for MCP callers: only the human may have the server run commands.
+   * Only the human API may have the server run a command: `allowCommand` must be passed as
+   * true explicitly (the REST route does); any other caller (MCP, hook events, a future path
+   * that forgets the option) is refused, so the default is the safe side.
    */
   async hold(request: HoldRequest, options: { sessionId?: string | null; allowCommand?: boolean } = {}): Promise<GrantResponse> {
     let observer: ObserverDescription;
@@ -281,7 +283,7 @@ export class WaitLeaseService {
       observer = pinPidTarget(target, reading.startTime === null ? null : reading);
     } else {
       const job = target.provider_job;
-      if (job.command && options.allowCommand === false) {
+      if (job.command && options.allowCommand !== true) {
         throw new LeaseholdError('forbidden', 'provider_job.command is only accepted from the human API; an endpoint may hold a pid or a loopback provider_job.url', {
           field: 'target.provider_job.command',
         });
@@ -365,8 +367,8 @@ export class WaitLeaseService {
   async consumeNotice(leaseId: string): Promise<LeaseViewWire> {
     const { outcome, now, stored } = await this.transitionWithReading(
       leaseId,
-      (record) => {
-        const next = consumeExpiredNotice(record);
+      (record, now) => {
+        const next = consumeExpiredNotice(record, now);
         return { ok: true, record: next, changed: next !== record };
       },
       'notice_consumed',
@@ -565,7 +567,8 @@ export class WaitLeaseService {
     return {
       ...view,
       session_id: stored.sessionId,
-      notice_pending: current.state === 'ended' && current.endReason === 'expired' && !current.expiredNoticeConsumed,
+      // Core decides what a pending notice is (annotation.ts); the server only reports it.
+      notice_pending: shouldShowExpiredNotice(current),
     };
   }
 
@@ -580,7 +583,7 @@ export class WaitLeaseService {
     const shown = current.filter(
       (lease) =>
         lease.state !== 'ended' ||
-        (lease.endReason === 'expired' && !lease.expiredNoticeConsumed) ||
+        shouldShowExpiredNotice(lease) ||
         (lease.endedAt !== null && elapsedMsSince(lease.endedAt, now) <= DEFAULT_RECENT_END_WINDOW_MS),
     );
     const annotation = annotatePane({ displayState: pane.displayState, generation: pane.generation, leases: current, now });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { annotatePane, formatAgo, formatRemaining, shouldShowExpiredNotice } from '../../../src/core/waitLease/annotation.ts';
-import { consumeExpiredNotice, degrade, expireIfDue, markUnknown, type WaitLeaseRecord } from '../../../src/core/waitLease/lease.ts';
+import { consumeExpiredNotice, degrade, expireIfDue, markUnknown, release, type WaitLeaseRecord } from '../../../src/core/waitLease/lease.ts';
 import { MIN, acquireLease, at } from './fixtures.ts';
 
 function annotate(displayState: string, leases: WaitLeaseRecord[], offsetMs: number, shown: string[] = []) {
@@ -49,7 +49,7 @@ describe('wait-lease annotation', () => {
     assert.equal(first.text, 'idle · lease expired 3m ago');
     assert.deepEqual(first.noticesShown, ['wl_1']);
     assert.equal(annotate('idle', [lease], 14 * MIN, first.noticesShown).text, 'idle');
-    const consumed = consumeExpiredNotice(expireIfDue(lease, at(13 * MIN)));
+    const consumed = consumeExpiredNotice(expireIfDue(lease, at(13 * MIN)), at(13 * MIN));
     assert.equal(annotate('idle', [consumed], 14 * MIN).text, 'idle');
   });
 
@@ -57,8 +57,21 @@ describe('wait-lease annotation', () => {
     const expired = expireIfDue(acquireLease(), at(11 * MIN));
     assert.equal(shouldShowExpiredNotice(expired, new Set()), true);
     assert.equal(shouldShowExpiredNotice(expired, new Set(['wl_1'])), false);
-    assert.equal(shouldShowExpiredNotice(consumeExpiredNotice(expired), new Set()), false);
+    assert.equal(shouldShowExpiredNotice(consumeExpiredNotice(expired, at(13 * MIN)), new Set()), false);
     assert.equal(shouldShowExpiredNotice(acquireLease(), new Set()), false);
+  });
+
+  it('consuming the notice before the lease expired consumes nothing: the notice is still owed once it expires', () => {
+    const lease = acquireLease();
+    const early = consumeExpiredNotice(lease, at(MIN));
+    assert.equal(early.expiredNoticeConsumed, false, 'a live lease has no notice to consume');
+    assert.equal(annotate('idle', [early], 13 * MIN).text, 'idle · lease expired 3m ago');
+    const released = release(lease, { tokenHash: 'hash-good', now: at(MIN) });
+    assert.ok(released.ok);
+    assert.equal(consumeExpiredNotice(released.record, at(2 * MIN)).expiredNoticeConsumed, false, 'a released lease has no notice either');
+    // Due but not yet swept: it counts as expired, so it can be consumed (and is swept on the way).
+    const dueUnswept = consumeExpiredNotice(lease, at(11 * MIN));
+    assert.deepEqual([dueUnswept.state, dueUnswept.endReason, dueUnswept.expiredNoticeConsumed], ['ended', 'expired', true]);
   });
 
   it('shows nothing extra for a pane without leases', () => {

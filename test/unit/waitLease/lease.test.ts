@@ -199,6 +199,34 @@ describe('wait-lease renew', () => {
       assert.equal(lowered.record.expiresAtBootMs, at(5 * MIN).bootMs);
       const raise = expectRefusal(renew(lease, renewAt(MIN, { authorizedUntil: WALL0 + 30 * MIN })), 'invalid_argument');
       assert.equal(raise.error.field, 'authorized_until');
+      assert.match(raise.error.message, /only be lowered/, 'the message names the rule');
+      assert.equal(raise.changed, false, 'a refused raise changes nothing');
+    });
+
+    it('a raise is refused as bad input before evidence is judged: nothing is remembered', () => {
+      const lease = acquireLease({ authorizedUntil: WALL0 + 15 * MIN });
+      const outcome = expectRefusal(renew(lease, renewAt(MIN, { authorizedUntil: WALL0 + 30 * MIN, evidence: undefined })), 'invalid_argument');
+      assert.equal(outcome.changed, false);
+      assert.equal(outcome.record.lastRefusal, null, 'no EVIDENCE_MISSING left behind by a malformed request');
+    });
+
+    it('keeps the ceiling across several renewals that do not mention it, and never clears it', () => {
+      let lease = acquireLease({ authorizedUntil: WALL0 + 25 * MIN });
+      for (const offset of [5 * MIN, 10 * MIN, 20 * MIN]) {
+        const next = expectOk(renew(lease, renewAt(offset, { ttlMs: 30 * MIN })));
+        assert.equal(next.record.authorizedUntilWallMs, WALL0 + 25 * MIN, `renewal at ${offset}`);
+        assert.equal(next.record.expiresAtBootMs, at(25 * MIN).bootMs);
+        assert.deepEqual(next.grant.clampedBy, ['authorized_until']);
+        lease = next.record;
+      }
+      const past = expectRefusal(renew(lease, renewAt(25 * MIN)), 'OWNER_WINDOW_ENDED');
+      assert.equal(past.error.field, 'authorized_until');
+    });
+
+    it('a ceiling lowered with a refused renewal is not applied (the renewal is refused as a whole)', () => {
+      const lease = acquireLease({ authorizedUntil: WALL0 + 15 * MIN });
+      const outcome = expectRefusal(renew(lease, renewAt(MIN, { authorizedUntil: WALL0 + 5 * MIN, evidence: undefined })), 'EVIDENCE_MISSING');
+      assert.equal(outcome.record.authorizedUntilWallMs, WALL0 + 15 * MIN);
     });
   });
 
