@@ -12,6 +12,7 @@ import { hooksSummaryText } from './model/hooksSummary.ts';
 import { ledgerMarkdown } from './model/ledger.ts';
 import { effectiveLeaseText } from './model/treeModels.ts';
 import { TTL_PROMPT, parseTtlInput, ttlInputValue, validateTtlInput } from './model/ttlInput.ts';
+import { cliInvocation } from './server/runtime.ts';
 
 export const LEDGER_SCHEME = 'leasehold-ledger';
 
@@ -212,10 +213,10 @@ async function runHooksCommand(ctx: Ctx, action: 'install' | 'uninstall', arg?: 
   if (scope !== 'user' && !folder) throw new UserError('no_folder', `the ${scope} scope writes into the open folder's .claude directory; open a folder first, or choose user.`);
   const choice = await ctx.cliRuntime();
   if (!choice.ok) throw new UserError('no_runtime', choice.message);
-  const args = [ctx.cliScript, 'hooks', action, '--scope', scope, ...(folder ? ['--project-dir', folder] : []), '--json'];
-  ctx.log.info(`running ${choice.runtime.command} ${args.join(' ')}`);
+  const cli = cliInvocation(choice.runtime, ctx.cliScript, ['hooks', action, '--scope', scope, ...(folder ? ['--project-dir', folder] : []), '--json'], process.env, ctx.runtimeDir);
+  ctx.log.info(`running ${Object.entries(choice.runtime.env).map(([name, value]) => `${name}=${value} `).join('')}${cli.command} ${cli.args.join(' ')}`);
   const output = await new Promise<string>((resolve, reject) => {
-    execFile(choice.runtime.command, args, { cwd: folder ?? ctx.ext.extensionPath, timeout: 30_000, env: { ...process.env, ...choice.runtime.env, LEASEHOLD_RUNTIME_DIR: ctx.runtimeDir } }, (error, stdout, stderr) => {
+    execFile(cli.command, cli.args, { cwd: folder ?? ctx.ext.extensionPath, timeout: 30_000, env: cli.env }, (error, stdout, stderr) => {
       if (stderr.trim()) ctx.log.info(`[hooks ${action}] ${stderr.trim()}`);
       if (error) reject(new UserError('hooks_failed', `leasehold hooks ${action} failed: ${stderr.trim() || error.message}`));
       else resolve(stdout);

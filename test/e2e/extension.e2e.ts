@@ -233,6 +233,18 @@ describe('Leasehold extension in a real workbench (code-server + Chromium)', fun
       `the hook declared a shell lease on ${hookPane}: ${JSON.stringify(leases)}`,
     );
     await workbench.screenshot('extension-4-hook-status-bar');
+    // The item's MarkdownString tooltip: each lease's job-ref, kind, observer, remaining time and
+    // ceiling, and a command link that releases it.
+    const tooltip = await statusBarTooltip(workbench, PANE_ITEM, HOOK_JOB_REF);
+    for (const column of ['job', 'kind', 'observer', 'remaining', 'ceiling']) assert.match(tooltip.text, new RegExp(`\\b${column}\\b`), `tooltip column ${column}: ${tooltip.text}`);
+    assert.match(tooltip.text, new RegExp(`${HOOK_JOB_REF}[^\\n]*\\b(declared|inferred)\\b[^\\n]*\\b(29|30)m\\b`), tooltip.text);
+    assert.ok(
+      tooltip.links.some((link) => link.text === 'Release' && /^command:leasehold\.releaseWaitLease\?/.test(link.href) && decodeURIComponent(link.href).includes(HOOK_JOB_REF)),
+      `a Release link for ${HOOK_JOB_REF}: ${JSON.stringify(tooltip.links)}`,
+    );
+    await workbench.screenshot('extension-4-status-bar-tooltip');
+    await workbench.page.mouse.move(0, 0);
+    await workbench.page.keyboard.press('Escape');
   });
 
   it('5. a short lease expires: `lease expired` shows once, and not again after moving on', async () => {
@@ -422,6 +434,24 @@ async function switchTerminal(workbench: Workbench, client: LeaseholdClient, pan
       await workbench.page.waitForTimeout(300);
       return new RegExp(`${marker}:${pane.shell_pid}\\b`).test(await workbench.terminalText());
     }, 10_000);
+  });
+}
+
+/** Hovers a status bar item and reads the hover it opens (its text, and its links as rendered). */
+async function statusBarTooltip(workbench: Workbench, item: { id: string }, contains: string): Promise<{ text: string; links: { text: string; href: string }[] }> {
+  return workbench.step(`the tooltip of status bar item ${item.id}`, async () => {
+    await workbench.statusBarItem(item).hover();
+    return workbench.waitFor(`a hover that shows ${contains}`, async () => {
+      const hover = workbench.page.locator('.monaco-hover, .workbench-hover').filter({ hasText: contains }).first();
+      if (!(await hover.isVisible())) return undefined;
+      const text = (await hover.innerText()).trim();
+      // VS Code renders a markdown command link as <a data-href="command:...">.
+      const links: { text: string; href: string }[] = [];
+      for (const a of await hover.locator('a').all()) {
+        links.push({ text: (await a.innerText()).trim(), href: (await a.getAttribute('data-href')) ?? (await a.getAttribute('href')) ?? '' });
+      }
+      return { text, links };
+    });
   });
 }
 

@@ -6,6 +6,9 @@
 // The host's env decides which server: set LEASEHOLD_RUNTIME_DIR (and LEASEHOLD_DATA_DIR) to
 // a test folder; the extension adopts a server running there or spawns one.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LeaseholdExtensionApi } from '../../src/extension/extension.ts';
 
@@ -105,6 +108,34 @@ describe('Leasehold extension (in the extension host)', function () {
     assert.equal(revoked.state, 'revoked');
     const copy = await run('leasehold.copyMcpConfig', { endpoint: slug });
     assert.ok(copy.error);
+  });
+
+  it('installs the Claude Code hooks (local scope) with a command that runs on this runtime, and uninstalls them', async function () {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    if (!folder) this.skip();
+    const file = path.join(folder, '.claude', 'settings.local.json');
+    const installed = await run('leasehold.installHooks', { scope: 'local' });
+    assert.equal(installed.error, undefined, installed.error?.message);
+    assert.match(String(installed.summary), /^Installed Claude Code hooks \(local scope\) in .*settings\.local\.json/);
+    const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const command: string = settings.hooks.PostToolUse[0].hooks[0].command;
+    // On VS Code's own runtime under Electron (desktop) the command must run it as Node; a real
+    // node (code-server, or the fallback runtime) needs no such variable.
+    const onHostRuntime = command.includes(`"${process.execPath}" `);
+    assert.equal(command.startsWith('ELECTRON_RUN_AS_NODE=1 '), onHostRuntime && process.versions.electron !== undefined, command);
+    // As Claude Code runs it: sh, a foreground Bash that carries nothing; exits 0 at once, silent.
+    const hook = spawnSync('/bin/sh', ['-c', command], {
+      env: { HOME: process.env.HOME ?? '', LEASEHOLD_RUNTIME_DIR: leasehold.runtimeDir },
+      input: JSON.stringify({ session_id: 'eh', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_response: { stdout: '' } }),
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    assert.equal(hook.status, 0, `${command}: ${hook.stderr || hook.error?.message}`);
+    assert.equal(hook.stdout, '');
+    const removed = await run('leasehold.uninstallHooks', { scope: 'local' });
+    assert.equal(removed.error, undefined, removed.error?.message);
+    assert.match(String(removed.summary), /^Removed Leasehold hooks \(local scope\)/);
+    assert.ok(!fs.existsSync(file) || !fs.readFileSync(file, 'utf8').includes('# leasehold hook'), 'no Leasehold entry left');
   });
 
   it('shows the lease ledger as a read-only markdown document', async () => {

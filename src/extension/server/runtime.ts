@@ -67,3 +67,20 @@ export async function chooseServerRuntime(probe: RuntimeProbe): Promise<RuntimeC
     message: `The lease server needs Node.js ${MIN_NODE_TEXT} or later (for node:sqlite). This VS Code runs Node ${probe.nodeVersion}.${found} Install Node.js ${MIN_NODE_TEXT}+ from https://nodejs.org (or update VS Code), then set leasehold.serverRuntime to its path or put it on PATH, and run "Leasehold: Restart Server".`,
   };
 }
+
+/**
+ * How the extension runs the bundled CLI (`leasehold hooks install`, ...): on the chosen runtime
+ * with its env. On VS Code's own runtime that env carries ELECTRON_RUN_AS_NODE=1, so the CLI runs
+ * as Node (not a second VS Code) and, seeing process.versions.electron, writes hook commands
+ * that set ELECTRON_RUN_AS_NODE=1 too; a real node gets no such variable from here.
+ */
+export function cliInvocation(
+  runtime: Pick<ServerRuntime, 'command' | 'env'>,
+  cliScript: string,
+  args: readonly string[],
+  baseEnv: NodeJS.ProcessEnv,
+  runtimeDir: string,
+): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+  const env: NodeJS.ProcessEnv = { ...baseEnv, ...runtime.env, LEASEHOLD_RUNTIME_DIR: runtimeDir };
+  return { command: runtime.command, args: [cliScript, ...args], env };
+}
