@@ -22,9 +22,11 @@ await build({
 });
 
 // dist/cli/hook.js: what Claude Code settings run for every hooked event (`leasehold hooks
-// install`). Its own bundle, always minified and not sharing chunks with the CLI, so zod is
-// tree-shaken to what the planner uses: the entry holds only triage (src/cli/hookMain.ts), and
-// the planner, zod and node:http load (as one chunk) only for an event that carries something.
+// install`). Its own bundle, always minified and not sharing chunks with the CLI, with no
+// dependency at all (no zod: the hook checks its input by hand, the server validates with
+// zod): the entry holds only triage (src/cli/hookMain.ts), and the planner and delivery load
+// (as one chunk) only for an event that carries something. test/unit/claude/hookBundle.test.ts
+// keeps it that way.
 await build({
   ...common,
   minify: true,

@@ -5,7 +5,7 @@
 // never writes to stdout: Claude Code reads a hook's stdout as hook JSON.
 import { ancestry, findDescendantRunning } from './processTree.ts';
 import type { ProcessInfo } from './processTree.ts';
-import { BashToolInputSchema, parseHookInput, planHookActions } from './hookInput.ts';
+import { bashToolInput, parseHookInput, planHookActions } from './hookInput.ts';
 import type { HookContext, HookInput, ProcessHint } from './hookInput.ts';
 import type { HookEvent, HookOp } from '../core/wire/hookOps.ts';
 import { deliverHookEvent } from './hookDelivery.ts';
@@ -62,8 +62,7 @@ function buildContext(input: HookInput, run: HookRun, selfPid: number): HookCont
   }
   if (input.hook_event_name === 'PostToolUse' && input.tool_name === 'Bash') {
     const taskId = (input.tool_response as { backgroundTaskId?: unknown } | undefined)?.backgroundTaskId;
-    const toolInput = BashToolInputSchema.safeParse(input.tool_input ?? {});
-    const command = toolInput.success ? toolInput.data.command : undefined;
+    const command = bashToolInput(input.tool_input)?.command;
     if (typeof taskId === 'string' && taskId !== '' && command !== undefined) {
       const found = findBackgroundProcess(selfPid, command);
       if (found !== null) context.pidHints = { [taskId]: hint(found) };

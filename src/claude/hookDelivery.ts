@@ -6,13 +6,17 @@
 //
 // Deliberately node:http and a hand-read server.json rather than the typed client (undici,
 // zod): this runs in a process Claude Code starts for every hook, where each module loaded
-// is startup time added to the user's turn.
-import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
+// is startup time added to the user's turn. node:http comes through src/runtime/builtins.ts,
+// not an ESM import: the ESM namespace of a built-in reads every export, and node:http's
+// lazy WebSocket/EventSource getters then load undici, about 70 ms of the hook's run.
 import { join } from 'node:path';
 import type { HookEvent } from '../core/wire/hookOps.ts';
 import type { HookLog } from './hookLog.ts';
 import { spoolEvent } from './spool.ts';
+import { nodeFs, nodeHttp } from '../runtime/builtins.ts';
+
+// node:fs through builtins.ts: an ESM import of it costs the hook process ~6 ms (see there).
+const { readFileSync } = nodeFs();
 
 export const HOOK_EVENTS_PATH = '/api/v1/hook-events';
 
@@ -54,7 +58,7 @@ export function postJson(url: string, token: string | undefined, body: string, t
       connection: 'close',
     };
     if (token) headers.authorization = `Bearer ${token}`;
-    const req = request(url, { method: 'POST', headers, agent: false }, (res) => {
+    const req = nodeHttp().request(url, { method: 'POST', headers, agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));

@@ -2,126 +2,98 @@
 //
 // Shapes checked against the Claude Code hooks reference (https://code.claude.com/docs/en/hooks,
 // mirrors of 2026-02 to 2026-09, Claude Code 2.1.x) and against recorded payloads in public
-// projects; details and sources in docs/claude-code-facts.md. Every schema is loose: Claude
+// projects; details and sources in docs/claude-code-facts.md. Every shape is loose: Claude
 // Code adds fields release by release, and an unknown field must never make a hook fail.
+//
+// The shapes are checked by hand rather than with zod: this module runs in the hook process
+// Claude Code starts for every hooked event, and zod's full build was most of that process's
+// module load (test/unit/claude/hookBundle.test.ts keeps zod out of the hook bundle). What
+// the hook sends is validated again, strictly and with zod, by the server
+// (src/core/wire/hookOps.ts, HookEventSchema).
 //
 // planHookActions is pure: input + settings + what the caller observed (pane hints, a pid)
 // in, abstract server operations out. The `leasehold hook` command does the I/O.
 
-import { z } from 'zod';
-import { HOOK_JOB_TYPES, MAX_HOOK_TTL_MS, RUNNING_EVIDENCE } from '../core/wire/hookOps.ts';
-import type { HookDisplayState, HookJobType, HookOp, PaneHint, ProcessHint, ReconcileRunning } from '../core/wire/hookOps.ts';
+import { HOOK_JOB_TYPES, MAX_HOOK_TTL_MS, RUNNING_EVIDENCE } from '../core/wire/hookOpConstants.ts';
+import type { HookDisplayState, HookJobType } from '../core/wire/hookOpConstants.ts';
+import type { HookOp, PaneHint, ProcessHint, ReconcileRunning } from '../core/wire/hookOps.ts';
 
 // ---------------------------------------------------------------------------------------
-// Input schemas
+// Input shapes
 
-const common = {
-  session_id: z.string().min(1),
-  transcript_path: z.string().optional(),
-  cwd: z.string().optional(),
-  permission_mode: z.string().optional(),
-};
+/** Fields every event carries (session_id) or may carry. Unknown fields are kept as they are. */
+interface CommonInput {
+  session_id: string;
+  transcript_path?: string;
+  cwd?: string;
+  permission_mode?: string;
+  [key: string]: unknown;
+}
 
 /** One entry of Stop's `background_tasks` (Claude Code >= 2.1.145). */
-export const BackgroundTaskSchema = z.looseObject({
-  id: z.string().min(1),
+export interface BackgroundTask {
+  id: string;
   /** Display label: shell, subagent, monitor, workflow, "MCP task", teammate, ... */
-  type: z.string(),
+  type: string;
   /** Claude Code lists only running or pending work; a finished task drops out of the list. */
-  status: z.string(),
-  description: z.string().optional(),
-  command: z.string().optional(),
-  agent_type: z.string().optional(),
-});
-export type BackgroundTask = z.infer<typeof BackgroundTaskSchema>;
+  status: string;
+  description?: string;
+  command?: string;
+  agent_type?: string;
+  [key: string]: unknown;
+}
 
-export const SessionStartInputSchema = z.looseObject({
-  ...common,
-  hook_event_name: z.literal('SessionStart'),
+export interface SessionStartInput extends CommonInput {
+  hook_event_name: 'SessionStart';
   /** startup | resume | clear | compact */
-  source: z.string().optional(),
-  model: z.string().optional(),
-});
+  source?: string;
+  model?: string;
+}
 
-export const UserPromptSubmitInputSchema = z.looseObject({
-  ...common,
-  hook_event_name: z.literal('UserPromptSubmit'),
-  prompt: z.string().optional(),
-});
+export interface UserPromptSubmitInput extends CommonInput {
+  hook_event_name: 'UserPromptSubmit';
+  prompt?: string;
+}
 
-export const NotificationInputSchema = z.looseObject({
-  ...common,
-  hook_event_name: z.literal('Notification'),
-  message: z.string().optional(),
-  title: z.string().optional(),
+export interface NotificationInput extends CommonInput {
+  hook_event_name: 'Notification';
+  message?: string;
+  title?: string;
   /** permission_prompt | idle_prompt | auth_success | elicitation_dialog | ... */
-  notification_type: z.string().optional(),
-});
+  notification_type?: string;
+}
 
-export const StopInputSchema = z.looseObject({
-  ...common,
-  hook_event_name: z.literal('Stop'),
-  stop_hook_active: z.boolean().optional(),
-  last_assistant_message: z.string().optional(),
+export interface StopInput extends CommonInput {
+  hook_event_name: 'Stop';
+  stop_hook_active?: boolean;
+  last_assistant_message?: string;
   /** Absent before Claude Code 2.1.145: then nothing is known about background work. */
-  background_tasks: z.array(BackgroundTaskSchema).optional(),
-  session_crons: z.array(z.unknown()).optional(),
-});
+  background_tasks?: BackgroundTask[];
+  session_crons?: unknown[];
+}
 
-export const SubagentStopInputSchema = z.looseObject({
-  ...common,
-  hook_event_name: z.literal('SubagentStop'),
-  agent_id: z.string().optional(),
-  agent_type: z.string().optional(),
-  agent_transcript_path: z.string().optional(),
-  stop_hook_active: z.boolean().optional(),
-});
+export interface SubagentStopInput extends CommonInput {
+  hook_event_name: 'SubagentStop';
+  agent_id?: string;
+  agent_type?: string;
+  agent_transcript_path?: string;
+  stop_hook_active?: boolean;
+}
 
-export const SessionEndInputSchema = z.looseObject({
-  ...common,
-  hook_event_name: z.literal('SessionEnd'),
+export interface SessionEndInput extends CommonInput {
+  hook_event_name: 'SessionEnd';
   /** clear | logout | prompt_input_exit | bypass_permissions_disabled | other | ... */
-  reason: z.string().optional(),
-});
+  reason?: string;
+}
 
-export const PostToolUseInputSchema = z.looseObject({
-  ...common,
-  hook_event_name: z.literal('PostToolUse'),
-  tool_name: z.string(),
-  tool_input: z.record(z.string(), z.unknown()).optional(),
+export interface PostToolUseInput extends CommonInput {
+  hook_event_name: 'PostToolUse';
+  tool_name: string;
+  tool_input?: Record<string, unknown>;
   /** Tool-specific; an object for Bash and Agent, but other tools may send a string. */
-  tool_response: z.unknown().optional(),
-  tool_use_id: z.string().optional(),
-});
-
-/** Bash's tool_input and tool_response, the parts that say "this went to the background". */
-export const BashToolInputSchema = z.looseObject({
-  command: z.string().optional(),
-  description: z.string().optional(),
-  run_in_background: z.boolean().optional(),
-});
-export const BashToolResponseSchema = z.looseObject({
-  backgroundTaskId: z.string().min(1).optional(),
-});
-
-/** The Agent (formerly Task) tool's response when the subagent was launched in the background. */
-export const AgentToolInputSchema = z.looseObject({
-  description: z.string().optional(),
-  subagent_type: z.string().optional(),
-});
-export const AgentToolResponseSchema = z.looseObject({
-  status: z.string().optional(),
-  agentId: z.string().min(1).optional(),
-  isAsync: z.boolean().optional(),
-});
-
-export type SessionStartInput = z.infer<typeof SessionStartInputSchema>;
-export type UserPromptSubmitInput = z.infer<typeof UserPromptSubmitInputSchema>;
-export type NotificationInput = z.infer<typeof NotificationInputSchema>;
-export type StopInput = z.infer<typeof StopInputSchema>;
-export type SubagentStopInput = z.infer<typeof SubagentStopInputSchema>;
-export type SessionEndInput = z.infer<typeof SessionEndInputSchema>;
-export type PostToolUseInput = z.infer<typeof PostToolUseInputSchema>;
+  tool_response?: unknown;
+  tool_use_id?: string;
+}
 
 export type HookInput =
   | SessionStartInput
@@ -132,18 +104,125 @@ export type HookInput =
   | SessionEndInput
   | PostToolUseInput;
 
-const SCHEMAS = {
-  SessionStart: SessionStartInputSchema,
-  UserPromptSubmit: UserPromptSubmitInputSchema,
-  Notification: NotificationInputSchema,
-  Stop: StopInputSchema,
-  SubagentStop: SubagentStopInputSchema,
-  SessionEnd: SessionEndInputSchema,
-  PostToolUse: PostToolUseInputSchema,
-} as const;
+/** Bash's tool_input, the part that names the backgrounded command. */
+export interface BashToolInput {
+  command?: string;
+  description?: string;
+  run_in_background?: boolean;
+}
 
-export type HandledEvent = keyof typeof SCHEMAS;
-export const HANDLED_EVENTS = Object.keys(SCHEMAS) as HandledEvent[];
+// A field rule: undefined when the value is acceptable, else what is wrong with it and where
+// (below the field). Optional means absent (undefined), as in JSON Schema: null is a wrong type.
+type Problem = { at: string[]; message: string };
+type Rule = (value: unknown) => Problem | undefined;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+const expected = (type: string, value: unknown): Problem => ({ at: [], message: `expected ${type}, received ${describeType(value)}` });
+
+const string: Rule = (value) => (typeof value === 'string' ? undefined : expected('string', value));
+const nonEmptyString: Rule = (value) => string(value) ?? (value === '' ? { at: [], message: 'expected a non-empty string' } : undefined);
+const boolean: Rule = (value) => (typeof value === 'boolean' ? undefined : expected('boolean', value));
+const object: Rule = (value) => (isRecord(value) ? undefined : expected('object', value));
+const array: Rule = (value) => (Array.isArray(value) ? undefined : expected('array', value));
+const anyValue: Rule = () => undefined;
+const optional =
+  (rule: Rule): Rule =>
+  (value) =>
+    value === undefined ? undefined : rule(value);
+
+type Shape = Record<string, Rule>;
+
+/** An object with these fields; extra fields are fine. */
+const shaped =
+  (shape: Shape): Rule =>
+  (value) => {
+    if (!isRecord(value)) return expected('object', value);
+    for (const [key, rule] of Object.entries(shape)) {
+      const problem = rule(value[key]);
+      if (problem !== undefined) return { at: [key, ...problem.at], message: problem.message };
+    }
+    return undefined;
+  };
+
+/** An array whose every entry passes `rule`. */
+const arrayOf =
+  (rule: Rule): Rule =>
+  (value) => {
+    if (!Array.isArray(value)) return expected('array', value);
+    for (let index = 0; index < value.length; index++) {
+      const problem = rule(value[index]);
+      if (problem !== undefined) return { at: [String(index), ...problem.at], message: problem.message };
+    }
+    return undefined;
+  };
+
+/** The first problem of `value` against `shape` as "path: message" (like "background_tasks.0.id: ..."), or undefined. */
+function checkShape(value: unknown, shape: Shape): string | undefined {
+  const problem = shaped(shape)(value);
+  return problem === undefined ? undefined : `${problem.at.join('.') || 'input'}: ${problem.message}`;
+}
+
+const backgroundTasks = arrayOf(
+  shaped({
+    id: nonEmptyString,
+    type: string,
+    status: string,
+    description: optional(string),
+    command: optional(string),
+    agent_type: optional(string),
+  }),
+);
+
+const COMMON: Shape = {
+  session_id: nonEmptyString,
+  transcript_path: optional(string),
+  cwd: optional(string),
+  permission_mode: optional(string),
+};
+
+const SHAPES = {
+  SessionStart: { ...COMMON, source: optional(string), model: optional(string) },
+  UserPromptSubmit: { ...COMMON, prompt: optional(string) },
+  Notification: { ...COMMON, message: optional(string), title: optional(string), notification_type: optional(string) },
+  Stop: {
+    ...COMMON,
+    stop_hook_active: optional(boolean),
+    last_assistant_message: optional(string),
+    background_tasks: optional(backgroundTasks),
+    session_crons: optional(array),
+  },
+  SubagentStop: { ...COMMON, agent_id: optional(string), agent_type: optional(string), agent_transcript_path: optional(string), stop_hook_active: optional(boolean) },
+  SessionEnd: { ...COMMON, reason: optional(string) },
+  PostToolUse: { ...COMMON, tool_name: string, tool_input: optional(object), tool_response: optional(anyValue), tool_use_id: optional(string) },
+} as const satisfies Record<string, Shape>;
+
+export type HandledEvent = keyof typeof SHAPES;
+export const HANDLED_EVENTS = Object.keys(SHAPES) as HandledEvent[];
+
+const BASH_TOOL_INPUT: Shape = { command: optional(string), description: optional(string), run_in_background: optional(boolean) };
+const BASH_TOOL_RESPONSE: Shape = { backgroundTaskId: optional(nonEmptyString) };
+const AGENT_TOOL_INPUT: Shape = { description: optional(string), subagent_type: optional(string) };
+const AGENT_TOOL_RESPONSE: Shape = { status: optional(string), agentId: optional(nonEmptyString), isAsync: optional(boolean) };
+
+/** Bash's tool_input when it has the documented shape (a missing tool_input is an empty one), else undefined. */
+export function bashToolInput(value: unknown): BashToolInput | undefined {
+  const input = value ?? {};
+  return checkShape(input, BASH_TOOL_INPUT) === undefined ? (input as BashToolInput) : undefined;
+}
+
+/** The background task id of a Bash tool_response, or undefined (ran in the foreground, or not the documented shape). */
+function bashBackgroundTaskId(response: unknown): string | undefined {
+  return checkShape(response, BASH_TOOL_RESPONSE) === undefined ? ((response as { backgroundTaskId?: string }).backgroundTaskId ?? undefined) : undefined;
+}
 
 export type ParsedHookInput =
   | { kind: 'handled'; input: HookInput }
@@ -158,14 +237,11 @@ export type ParsedHookInput =
 export function parseHookInput(payload: unknown, eventFromArgv?: string): ParsedHookInput {
   const named = (payload as { hook_event_name?: unknown } | null)?.hook_event_name;
   const eventName = typeof named === 'string' ? named : (eventFromArgv ?? '');
-  if (!(eventName in SCHEMAS)) return { kind: 'ignored', eventName };
-  const candidate = typeof named === 'string' ? payload : { ...(payload as object), hook_event_name: eventName };
-  const result = SCHEMAS[eventName as HandledEvent].safeParse(candidate);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    return { kind: 'invalid', eventName, message: `${issue.path.join('.') || 'input'}: ${issue.message}` };
-  }
-  return { kind: 'handled', input: result.data as HookInput };
+  if (!Object.hasOwn(SHAPES, eventName)) return { kind: 'ignored', eventName };
+  const problem = checkShape(payload, SHAPES[eventName as HandledEvent]);
+  if (problem !== undefined) return { kind: 'invalid', eventName, message: problem };
+  // A copy, so the caller's payload is never changed; the argv event fills a missing name.
+  return { kind: 'handled', input: { ...(payload as object), hook_event_name: eventName } as HookInput };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -179,29 +255,33 @@ export type { HookOp, PaneHint, ProcessHint, ReconcileRunning };
 
 const MINUTE_MS = 60_000;
 
-export const HookSettingsSchema = z.object({
-  ttlMsByJobType: z.object({
-    shell: z.number().int().positive().max(MAX_HOOK_TTL_MS),
-    subagent: z.number().int().positive().max(MAX_HOOK_TTL_MS),
-    monitor: z.number().int().positive().max(MAX_HOOK_TTL_MS),
-    workflow: z.number().int().positive().max(MAX_HOOK_TTL_MS),
-  }),
+export interface HookSettings {
+  ttlMsByJobType: Record<JobType, number>;
   /** What a finished turn shows: 'idle' (waiting for the user) or 'done'. */
-  stopDisplayState: z.enum(['idle', 'done']),
-});
-export type HookSettings = z.infer<typeof HookSettingsSchema>;
+  stopDisplayState: 'idle' | 'done';
+}
 
 export const DEFAULT_HOOK_SETTINGS: HookSettings = {
   ttlMsByJobType: { shell: 30 * MINUTE_MS, subagent: 60 * MINUTE_MS, monitor: 60 * MINUTE_MS, workflow: 60 * MINUTE_MS },
   stopDisplayState: 'idle',
 };
 
-/** Defaults overlaid with what the user set; a TTL that is not a positive bounded integer is refused. */
+/** Defaults overlaid with what the user set; a TTL that is not a positive bounded integer is refused (throws). */
 export function resolveHookSettings(overrides: { ttlMsByJobType?: Partial<HookSettings['ttlMsByJobType']>; stopDisplayState?: HookSettings['stopDisplayState'] } = {}): HookSettings {
-  return HookSettingsSchema.parse({
+  const settings: HookSettings = {
     ttlMsByJobType: { ...DEFAULT_HOOK_SETTINGS.ttlMsByJobType, ...overrides.ttlMsByJobType },
     stopDisplayState: overrides.stopDisplayState ?? DEFAULT_HOOK_SETTINGS.stopDisplayState,
-  });
+  };
+  for (const jobType of JOB_TYPES) {
+    const ttl = settings.ttlMsByJobType[jobType];
+    if (!Number.isSafeInteger(ttl) || ttl <= 0 || ttl > MAX_HOOK_TTL_MS) {
+      throw new RangeError(`ttlMsByJobType.${jobType}: must be a whole number of milliseconds in 1..${MAX_HOOK_TTL_MS}, got ${String(ttl)}`);
+    }
+  }
+  if (settings.stopDisplayState !== 'idle' && settings.stopDisplayState !== 'done') {
+    throw new RangeError(`stopDisplayState: must be "idle" or "done", got ${String(settings.stopDisplayState)}`);
+  }
+  return settings;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -234,19 +314,19 @@ const SUBAGENT_TOOLS = new Set(['Agent', 'Task']);
 function planPostToolUse(input: PostToolUseInput, settings: HookSettings, context: HookContext): HookOp[] {
   const response = input.tool_response;
   if (input.tool_name === 'Bash') {
-    const parsed = BashToolResponseSchema.safeParse(response);
-    const taskId = parsed.success ? parsed.data.backgroundTaskId : undefined;
+    const taskId = bashBackgroundTaskId(response);
     if (taskId === undefined) return []; // ran in the foreground and is already over
-    const toolInput = BashToolInputSchema.safeParse(input.tool_input ?? {});
-    const description = toolInput.success ? (toolInput.data.description ?? toolInput.data.command) : undefined;
+    const toolInput = bashToolInput(input.tool_input);
+    const description = toolInput?.description ?? toolInput?.command;
     return [acquire(input.session_id, taskId, 'shell', settings, description, context)];
   }
   if (SUBAGENT_TOOLS.has(input.tool_name)) {
-    const parsed = AgentToolResponseSchema.safeParse(response);
-    if (!parsed.success || parsed.data.status !== 'async_launched' || parsed.data.agentId === undefined) return [];
-    const toolInput = AgentToolInputSchema.safeParse(input.tool_input ?? {});
-    const description = toolInput.success ? toolInput.data.description : undefined;
-    return [acquire(input.session_id, parsed.data.agentId, 'subagent', settings, description, context)];
+    if (checkShape(response, AGENT_TOOL_RESPONSE) !== undefined) return [];
+    const launch = response as { status?: string; agentId?: string };
+    if (launch.status !== 'async_launched' || launch.agentId === undefined) return [];
+    const toolInput = input.tool_input ?? {};
+    const description = checkShape(toolInput, AGENT_TOOL_INPUT) === undefined ? (toolInput as { description?: string }).description : undefined;
+    return [acquire(input.session_id, launch.agentId, 'subagent', settings, description, context)];
   }
   return [];
 }

@@ -1,8 +1,11 @@
 // The hook's own log: <runtime dir>/hook.log, mode 0600, one line per entry. The hook never
 // writes to stdout or stderr on Claude Code's behalf (stdout is parsed as hook JSON), so its
 // errors land here. Kept small: past 1 MiB the file is rotated to hook.log.1.
-import { appendFileSync, chmodSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { nodeFs } from '../runtime/builtins.ts';
+
+// node:fs through builtins.ts: an ESM import of it costs the hook process ~6 ms (see there).
+const { appendFileSync, chmodSync, mkdirSync, renameSync, statSync } = nodeFs();
 
 const MAX_LOG_BYTES = 1024 * 1024;
 

@@ -7,11 +7,14 @@
 // env: LEASEHOLD_HOOK_TTL_SHELL=45m, LEASEHOLD_HOOK_TTL_SUBAGENT, _MONITOR, _WORKFLOW,
 //      LEASEHOLD_HOOK_STOP_STATE=idle|done
 // A TTL is a duration ("90s", "45m", "2h", bare seconds "3600") or, in JSON, a number of ms.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDurationSeconds } from '../core/duration.ts';
 import { DEFAULT_HOOK_SETTINGS, JOB_TYPES, MAX_HOOK_TTL_MS } from './hookInput.ts';
 import type { HookSettings, JobType } from './hookInput.ts';
+import { nodeFs } from '../runtime/builtins.ts';
+
+// node:fs through builtins.ts: an ESM import of it costs the hook process ~6 ms (see there).
+const { readFileSync } = nodeFs();
 
 export const HOOK_SETTINGS_FILE = 'hook-settings.json';
 

@@ -1,29 +1,78 @@
 // The `leasehold hook <Event>` process, entered without commander: Claude Code runs it for
 // every hooked event, in parallel, and waits for it. The common case (a foreground Bash, an
 // unrelated notification) carries nothing for Leasehold and exits after reading stdin, with
-// only this module and hookTriage.ts loaded; the rest (zod, the planner, process walking,
+// only this module and hookTriage.ts loaded; the rest (the planner, process walking,
 // node:http) is a dynamic import. Always exit 0, print nothing; errors go to hook.log.
-import { fstatSync, readFileSync } from 'node:fs';
 import module from 'node:module';
 import { carriesNothing, hookEventName } from '../claude/hookTriage.ts';
+import { nodeFs, nodeStringDecoder } from '../runtime/builtins.ts';
 import { defaultRuntimeDir } from '../runtime/paths.ts';
 
+// node:fs through builtins.ts: an ESM import of it costs every hook call ~6 ms (see there).
+const { fstatSync, readSync } = nodeFs();
+
+/** Silence after which a stdin that never reached EOF is taken as complete (non-blocking pipes only). */
+const STDIN_IDLE_MS = 1_000;
+
+/**
+ * True when `text` is a whole JSON value. Claude Code writes one JSON object per hook, but
+ * has not always closed the pipe after it (SessionEnd on /clear, anthropics/claude-code#79508):
+ * a hook that waits for EOF then hangs until Claude Code's timeout kills it, and the event is
+ * lost. A complete object is the end of the input, EOF or not.
+ */
+function isCompleteJson(text: string): boolean {
+  const trimmed = text.trimEnd();
+  if (!trimmed.endsWith('}')) return false;
+  try {
+    JSON.parse(trimmed);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function readStdin(): Promise<string> {
+  let text = '';
   try {
     // Claude Code pipes the input. A terminal (someone ran the hook by hand) would block
     // forever, and /dev/null holds nothing: no input then.
     if (fstatSync(0).isCharacterDevice()) return Promise.resolve('');
-    return Promise.resolve(readFileSync(0, 'utf8'));
+    // Blocking reads return what has arrived so far: stop at EOF or at a complete object.
+    const buffer = Buffer.allocUnsafe(65_536);
+    const decoder = new (nodeStringDecoder().StringDecoder)('utf8');
+    for (;;) {
+      const count = readSync(0, buffer, 0, buffer.length, null);
+      if (count === 0) return Promise.resolve(text + decoder.end());
+      text += decoder.write(buffer.subarray(0, count));
+      if (isCompleteJson(text)) return Promise.resolve(text);
+    }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return Promise.resolve('');
+    // EOF (Windows pipes) or a read error: what arrived is all there is.
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return Promise.resolve(text);
   }
-  // A non-blocking pipe: read it as a stream instead.
+  // A non-blocking pipe: read it as a stream instead, with the same end rule, and give up
+  // waiting after a second of silence.
   return new Promise((resolve) => {
-    let text = '';
+    let timer: NodeJS.Timeout | undefined;
+    const finish = () => {
+      clearTimeout(timer);
+      process.stdin.pause();
+      process.stdin.removeAllListeners('data');
+      resolve(text);
+    };
+    const idle = () => {
+      clearTimeout(timer);
+      timer = setTimeout(finish, STDIN_IDLE_MS);
+    };
     process.stdin.setEncoding('utf8');
-    process.stdin.on('data', (chunk: string) => (text += chunk));
-    process.stdin.on('end', () => resolve(text));
-    process.stdin.on('error', () => resolve(text));
+    process.stdin.on('data', (chunk: string) => {
+      text += chunk;
+      if (isCompleteJson(text)) finish();
+      else idle();
+    });
+    process.stdin.on('end', finish);
+    process.stdin.on('error', finish);
+    idle();
   });
 }
 

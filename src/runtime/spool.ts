@@ -14,21 +14,14 @@
 //   The hook assigns the id before its first HTTP attempt and spools under the same id, so
 //   an HTTP request that succeeded but timed out is also deduplicated there.
 
-import { randomBytes } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
-import {
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
 import { join } from 'node:path';
 import { invalidArgument } from '../core/errors.ts';
+import { nodeFs } from './builtins.ts';
+
+// node:fs through builtins.ts (the hook process loads this module; see there). fs/promises
+// is reached only by the replay, which runs in the server.
+const { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } = nodeFs();
+const fsp = () => nodeFs().promises;
 
 export interface SpooledEvent {
   /** Time-ordered, filename-safe; the server's idempotency key. */
@@ -53,6 +46,17 @@ export interface ReplayResult {
   busy: boolean;
 }
 
+/**
+ * Eight random hex digits: the tie-breaker in event ids and tmp names. Not a secret (ids sit in
+ * file names; the epoch ms, pid and counter before it already make an id unique), so
+ * Math.random serves, and the hook process need not load node:crypto for it (~10 ms).
+ */
+function randomHex(): string {
+  return Math.floor(Math.random() * 0x1_0000_0000)
+    .toString(16)
+    .padStart(8, '0');
+}
+
 const EVENT_FILE = /^[0-9A-Za-z][0-9A-Za-z._-]*\.json$/;
 const ID_PATTERN = /^[0-9A-Za-z][0-9A-Za-z._-]*$/;
 const PROCESSING_DIR = 'processing';
@@ -74,7 +78,7 @@ export function newEventId(nowMs: number = Date.now()): string {
     String(Math.floor(nowMs)).padStart(15, '0'),
     String(process.pid).padStart(10, '0'),
     String(idCounter).padStart(6, '0'),
-    randomBytes(4).toString('hex'),
+    randomHex(),
   ].join('-');
 }
 
@@ -111,7 +115,7 @@ export function spoolEvent(dir: string, event: Record<string, unknown>): Spooled
   const spooled: SpooledEvent = { ...event, id };
   ensureDir(dir);
   const finalPath = join(dir, `${id}.json`);
-  const tmpPath = join(dir, `.tmp-${id}-${randomBytes(4).toString('hex')}`);
+  const tmpPath = join(dir, `.tmp-${id}-${randomHex()}`);
   const fd = openSync(tmpPath, 'wx', 0o600);
   try {
     const bytes = Buffer.from(JSON.stringify(spooled) + '\n', 'utf8');
@@ -190,24 +194,24 @@ function isAlive(pid: number): boolean {
  * per-file claim still keeps each event to one apply.
  */
 async function takeLock(lockPath: string): Promise<boolean> {
-  const tmp = `${lockPath}.${process.pid}-${randomBytes(4).toString('hex')}`;
-  await fsp.writeFile(tmp, String(process.pid), { mode: 0o600 });
+  const tmp = `${lockPath}.${process.pid}-${randomHex()}`;
+  await fsp().writeFile(tmp, String(process.pid), { mode: 0o600 });
   try {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        await fsp.link(tmp, lockPath);
+        await fsp().link(tmp, lockPath);
         return true;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
-      const holder = Number((await fsp.readFile(lockPath, 'utf8').catch(() => '')).trim());
+      const holder = Number((await fsp().readFile(lockPath, 'utf8').catch(() => '')).trim());
       if (!Number.isInteger(holder) || holder <= 0 || isAlive(holder)) return false;
       // The holder died mid-replay; its claims are recovered below. Remove and retry once.
-      await fsp.unlink(lockPath).catch(() => undefined);
+      await fsp().unlink(lockPath).catch(() => undefined);
     }
     return false;
   } finally {
-    await fsp.unlink(tmp).catch(() => undefined);
+    await fsp().unlink(tmp).catch(() => undefined);
   }
 }
 
@@ -216,7 +220,7 @@ async function recoverStaleClaims(dir: string, nowMs: number): Promise<void> {
   const processing = join(dir, PROCESSING_DIR);
   let names: string[];
   try {
-    names = await fsp.readdir(processing);
+    names = await fsp().readdir(processing);
   } catch {
     return;
   }
@@ -225,23 +229,23 @@ async function recoverStaleClaims(dir: string, nowMs: number): Promise<void> {
     const match = /^(.+\.json)\.(\d+)$/.exec(name);
     if (!match) continue;
     const claimPath = join(processing, name);
-    const stat = await fsp.stat(claimPath).catch(() => null);
+    const stat = await fsp().stat(claimPath).catch(() => null);
     if (stat === null) continue;
     // We hold the replay lock, so a claim of our own pid is a leftover of an earlier failed
     // put-back; another pid's claim is stale once that process is gone or the claim is old.
     const claimer = Number(match[2]);
     const stale = claimer === process.pid || !isAlive(claimer) || nowMs - stat.ctimeMs > STALE_CLAIM_MS;
-    if (stale) await fsp.rename(claimPath, join(dir, match[1])).catch(() => undefined);
+    if (stale) await fsp().rename(claimPath, join(dir, match[1])).catch(() => undefined);
   }
 }
 
 /** A tmp file that old belongs to a hook that died mid-write; its event was never spooled. */
 async function removeAbandonedTmpFiles(dir: string, nowMs: number): Promise<void> {
-  for (const name of await fsp.readdir(dir)) {
+  for (const name of await fsp().readdir(dir)) {
     if (!name.startsWith('.tmp-')) continue;
     const path = join(dir, name);
-    const stat = await fsp.stat(path).catch(() => null);
-    if (stat !== null && nowMs - stat.mtimeMs > STALE_CLAIM_MS) await fsp.unlink(path).catch(() => undefined);
+    const stat = await fsp().stat(path).catch(() => null);
+    if (stat !== null && nowMs - stat.mtimeMs > STALE_CLAIM_MS) await fsp().unlink(path).catch(() => undefined);
   }
 }
 
@@ -256,7 +260,7 @@ export async function replaySpool(
   options: { nowMs?: number } = {},
 ): Promise<ReplayResult> {
   const result: ReplayResult = { applied: [], quarantined: [], busy: false };
-  if ((await fsp.stat(dir).catch(() => null)) === null) return result; // nothing was ever spooled
+  if ((await fsp().stat(dir).catch(() => null)) === null) return result; // nothing was ever spooled
   ensureDir(join(dir, PROCESSING_DIR));
   const lockPath = join(dir, LOCK_FILE);
   if (!(await takeLock(lockPath))) return { ...result, busy: true };
@@ -269,30 +273,30 @@ export async function replaySpool(
       const queuedPath = join(dir, name);
       const claimPath = join(dir, PROCESSING_DIR, `${name}.${process.pid}`);
       try {
-        await fsp.rename(queuedPath, claimPath);
+        await fsp().rename(queuedPath, claimPath);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // another replayer has it
         throw error;
       }
-      const event = parseEvent(await fsp.readFile(claimPath, 'utf8'));
+      const event = parseEvent(await fsp().readFile(claimPath, 'utf8'));
       if (event === null) {
         ensureDir(join(dir, CORRUPT_DIR));
-        await fsp.rename(claimPath, join(dir, CORRUPT_DIR, name));
+        await fsp().rename(claimPath, join(dir, CORRUPT_DIR, name));
         result.quarantined.push(id);
         continue;
       }
       try {
         await apply(event);
       } catch (error) {
-        await fsp.rename(claimPath, queuedPath);
+        await fsp().rename(claimPath, queuedPath);
         result.failed = { id, error: error instanceof Error ? error.message : String(error) };
         break;
       }
-      await fsp.unlink(claimPath);
+      await fsp().unlink(claimPath);
       result.applied.push(id);
     }
   } finally {
-    await fsp.unlink(lockPath).catch(() => undefined);
+    await fsp().unlink(lockPath).catch(() => undefined);
   }
   return result;
 }

@@ -209,6 +209,31 @@ describe('leasehold hook (real processes, real server)', function () {
     assert.equal(ended.end_reason, 'released');
   });
 
+  it('does not wait for EOF: a SessionEnd whose stdin Claude Code leaves open (/clear) is applied and the hook exits', async () => {
+    const id = unique('s');
+    const paneName = unique('pane');
+    await hook('SessionStart', hookFixture('session-start', { session_id: id }), { LEASEHOLD_PANE: paneName });
+    await hook('PostToolUse', hookFixture('post-tool-use-bash-background', { session_id: id }));
+    assert.equal((await leases(id))[0]?.state, 'active');
+    // anthropics/claude-code#79508: the payload is written, the pipe is never closed.
+    const base = { ...process.env };
+    delete base.LEASEHOLD_PANE;
+    const child = spawn(process.execPath, [HOOK_BUNDLE, 'hook', 'SessionEnd'], { env: { ...base, ...env() }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.stdin.write(JSON.stringify(hookFixture('session-end', { session_id: id, reason: 'clear' })));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    try {
+      assert.equal(await exited, 0, 'the hook exits on its own, with stdin still open');
+    } finally {
+      clearTimeout(timer);
+      child.stdin.destroy();
+    }
+    assert.equal(stdout, '');
+    assert.ok((await leases(id)).every((lease) => lease.state === 'ended' && lease.end_reason === 'released'));
+  });
+
   it('exits 0 and prints nothing for ignored events, malformed input and non-JSON stdin; logs the latter', async () => {
     await hook('PreToolUse', hookFixture('pre-tool-use'));
     await hook('Notification', hookFixture('notification-auth-success'));

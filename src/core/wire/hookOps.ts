@@ -4,23 +4,13 @@
 // (src/server/hooks/hookEventService.ts), which validates and applies them. Pure: zod only.
 //
 // Strict objects: a hook and its server ship together, so an unknown key is a bug, refused
-// rather than ignored. The hook itself imports only the types (no zod at hook run time).
+// rather than ignored. The hook itself imports only the types from here, and its constants
+// from hookOpConstants.ts (no zod at hook run time; test/unit/claude/hookBundle.test.ts checks).
 import { z } from 'zod';
+import { HOOK_DISPLAY_STATES, HOOK_EVENT_ID_PATTERN, HOOK_JOB_TYPES, MAX_HOOK_TTL_MS, RUNNING_EVIDENCE } from './hookOpConstants.ts';
 
-export const HOOK_JOB_TYPES = ['shell', 'subagent', 'monitor', 'workflow'] as const;
-export type HookJobType = (typeof HOOK_JOB_TYPES)[number];
-
-export const HOOK_DISPLAY_STATES = ['working', 'blocked', 'idle', 'done'] as const;
-export type HookDisplayState = (typeof HOOK_DISPLAY_STATES)[number];
-
-/** No declared lease from a hook asks for more than this; the server's hard max clamps again. */
-export const MAX_HOOK_TTL_MS = 24 * 60 * 60_000;
-
-/** The evidence a Stop listing gives for a running task (sent back as provider-job evidence). */
-export const RUNNING_EVIDENCE = 'listed as running in background_tasks';
-
-/** Event ids as spool.newEventId makes them: filename-safe, time-ordered. */
-export const HOOK_EVENT_ID_PATTERN = /^[0-9A-Za-z][0-9A-Za-z._-]{0,199}$/;
+export { HOOK_DISPLAY_STATES, HOOK_EVENT_ID_PATTERN, HOOK_JOB_TYPES, MAX_HOOK_TTL_MS, RUNNING_EVIDENCE };
+export type { HookDisplayState, HookJobType } from './hookOpConstants.ts';
 
 const SessionId = z.string().min(1).max(200);
 const JobRef = z.string().min(1).max(200);

@@ -4,8 +4,10 @@
 // hook's pane discovery (src/claude/processTree.ts). Leaf module: no server state, no
 // vscode, only node:fs and `ps`, so the hook bundle can include it cheaply.
 
-import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { nodeFs, nodeChildProcess } from '../../runtime/builtins.ts';
+
+// node:fs through builtins.ts: an ESM import of it costs the hook process ~6 ms (see there).
+const { readFileSync, readdirSync } = nodeFs();
 
 export interface ProcessInfo {
   pid: number;
@@ -69,7 +71,9 @@ const PS_COLUMNS = 'pid=,ppid=,lstart=,stat=,comm=';
 function runPs(args: string[]): string {
   try {
     // LC_ALL=C keeps lstart in the fixed English five-token form parsePsLine expects.
-    return execFileSync('ps', args, { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    // Loaded only here (macOS and other non-/proc systems): the Claude Code hook imports this
+    // file, and an ESM import of node:child_process costs it several ms on Linux for nothing.
+    return nodeChildProcess().execFileSync('ps', args, { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'ignore'] });
   } catch {
     return ''; // ps exits 1 when the pid does not exist
   }

@@ -42,6 +42,40 @@ describe('parseHookInput', () => {
     assert.match((parsed as { message: string }).message, /background_tasks\.0\.id/);
   });
 
+  it('checks the documented field types by hand, as loosely as documented (no zod in the hook)', () => {
+    const invalid = (payload: unknown, event?: string) => {
+      const parsed = parseHookInput(payload, event);
+      assert.equal(parsed.kind, 'invalid', JSON.stringify(payload));
+      return (parsed as { message: string }).message;
+    };
+    assert.match(invalid('text', 'Stop'), /^input: expected object, received string/);
+    assert.match(invalid([], 'Stop'), /^input: expected object, received array/);
+    assert.match(invalid({ hook_event_name: 'Stop', session_id: '' }), /^session_id: expected a non-empty string/);
+    assert.match(invalid({ hook_event_name: 'SessionStart', session_id: SESSION, cwd: null }), /^cwd: expected string, received null/);
+    assert.match(invalid({ hook_event_name: 'Stop', session_id: SESSION, background_tasks: {} }), /^background_tasks: expected array/);
+    assert.match(invalid({ hook_event_name: 'Stop', session_id: SESSION, background_tasks: [{ id: 'b1', type: 'shell', status: 1 }] }), /^background_tasks\.0\.status: expected string, received number/);
+    assert.match(invalid({ hook_event_name: 'PostToolUse', session_id: SESSION, tool_name: 'Bash', tool_input: ['ls'] }), /^tool_input: expected object, received array/);
+    assert.match(invalid({ hook_event_name: 'PostToolUse', session_id: SESSION }), /^tool_name: expected string, received undefined/);
+    // Unknown fields and any tool_response are fine; the caller's payload is not changed.
+    const payload = { session_id: SESSION, tool_name: 'Read', tool_response: 'file text', brand_new: { nested: true } };
+    const parsed = parseHookInput(payload, 'PostToolUse');
+    assert.equal(parsed.kind, 'handled');
+    assert.equal((parsed as { input: Record<string, unknown> }).input.hook_event_name, 'PostToolUse');
+    assert.equal('hook_event_name' in payload, false);
+    // An event name that is an Object.prototype key is not a handled event.
+    assert.deepEqual(parseHookInput({ hook_event_name: 'toString', session_id: SESSION }), { kind: 'ignored', eventName: 'toString' });
+  });
+
+  it('a Bash or Agent response of another shape plans nothing rather than failing', () => {
+    const post = (tool_name: string, tool_response: unknown, tool_input: unknown = {}) =>
+      planHookActions((parseHookInput({ hook_event_name: 'PostToolUse', session_id: SESSION, tool_name, tool_input, tool_response }) as { input: HookInput }).input);
+    assert.deepEqual(post('Bash', { backgroundTaskId: 42 }), []);
+    assert.deepEqual(post('Agent', { status: 'async_launched', agentId: 'a1', isAsync: 'yes' }), []);
+    // A tool_input of another shape only loses the description.
+    const [op] = post('Bash', { backgroundTaskId: 'b1' }, { command: 7 });
+    assert.deepEqual([op?.op, (op as { description?: string }).description], ['acquire', undefined]);
+  });
+
   it('takes the event from the command line when the payload does not name it', () => {
     const parsed = parseHookInput({ session_id: SESSION, prompt: 'hi' }, 'UserPromptSubmit');
     assert.equal(parsed.kind, 'handled');
@@ -83,6 +117,14 @@ describe('planHookActions', () => {
     assert.equal((plan('notification-permission-prompt')[0] as { state: string }).state, 'blocked');
     assert.equal((plan('notification-idle-prompt')[0] as { state: string }).state, 'idle');
     assert.deepEqual(plan('notification-auth-success'), []);
+  });
+
+  it('an elicitation dialog (an MCP server asking the user) shows blocked', () => {
+    const parsed = parseHookInput({ hook_event_name: 'Notification', session_id: SESSION, notification_type: 'elicitation_dialog', message: 'The server asks for input' });
+    assert.equal(parsed.kind, 'handled');
+    assert.deepEqual(planHookActions((parsed as { input: HookInput }).input), [
+      { op: 'set_display', session_id: SESSION, state: 'blocked', reason: 'notification elicitation_dialog' },
+    ]);
   });
 
   it('a backgrounded Bash command acquires a declared shell lease named by its task id, with the shell TTL', () => {

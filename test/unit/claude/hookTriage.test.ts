@@ -40,6 +40,8 @@ describe('hook triage (before anything heavy loads)', () => {
       { ...base, hook_event_name: 'PostToolUse', tool_name: 'Task', tool_response: { status: 'async_launched', agentId: 'a1' } },
       { ...base, hook_event_name: 'PostToolUse', tool_name: 'Read', tool_response: { backgroundTaskId: 'x' } },
       { ...base, hook_event_name: 'Notification', notification_type: 'elicitation_complete' },
+      { ...base, hook_event_name: 'Notification', notification_type: 'elicitation_dialog' },
+      { ...base, hook_event_name: 'PostToolUse', tool_name: 'Agent', tool_response: { status: 'async_launched', agentId: 'a1', isAsync: true } },
       { ...base, hook_event_name: 'Notification', message: 'Claude needs your permission to use Bash' },
       { ...base, hook_event_name: 'Notification', message: 'Claude is waiting for your input' },
       { ...base, hook_event_name: 'Notification', message: 'hello' },
