@@ -1,6 +1,6 @@
 // Option parsing shared by the pane / wait-lease / consumer commands: durations in ms,
 // absolute instants, and which pane a command is about.
-import { parseDurationSeconds } from '../../core/duration.ts';
+import { formatDurationSeconds, parseDurationSeconds } from '../../core/duration.ts';
 import { UsageError } from '../output.ts';
 
 /** "250ms", "90s", "15m", "1h30m" or whole seconds → milliseconds. */
@@ -44,16 +44,5 @@ export function paneOf(options: { pane?: string }): string {
 }
 
 export function formatMs(ms: number): string {
-  if (ms < 1000) return `${ms}ms`;
-  const seconds = Math.ceil(ms / 1000);
-  const parts: string[] = [];
-  let rest = seconds;
-  for (const [unit, size] of [['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
-    const count = Math.floor(rest / size);
-    if (count > 0) {
-      parts.push(`${count}${unit}`);
-      rest -= count * size;
-    }
-  }
-  return parts.join('');
+  return ms < 1000 ? `${ms}ms` : formatDurationSeconds(Math.ceil(ms / 1000));
 }

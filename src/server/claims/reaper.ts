@@ -1,8 +1,9 @@
-// Requeues lapsed claims. Event-driven: a timer armed at the earliest known expiry, plus a
-// periodic backstop sweep (it also catches claims other team servers granted). runOnce is
-// the whole job; start/stop only schedule it.
+// Requeues lapsed claims. Event-driven (maintenance/deadlineScheduler.ts): a timer armed at
+// the earliest known expiry, plus a periodic backstop sweep that also catches claims other
+// team servers granted. runOnce is the whole job; start/stop only schedule it.
 import type { Clock } from '../../core/clock.ts';
 import type { ChangeBus } from '../events.ts';
+import { DeadlineScheduler } from '../maintenance/deadlineScheduler.ts';
 import type { ClaimStore } from './claimStore.ts';
 
 export interface ReaperOptions {
@@ -14,16 +15,20 @@ export interface ReaperOptions {
 }
 
 export class Reaper {
-  private timer: NodeJS.Timeout | undefined;
-  private timerDueAt: number | undefined;
-  private backstop: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-  private stopped = true;
-
   private readonly options: ReaperOptions;
+  private readonly schedule: DeadlineScheduler;
 
   constructor(options: ReaperOptions) {
     this.options = options;
+    this.schedule = new DeadlineScheduler({
+      run: () => this.runOnce(),
+      nextDelayMs: async () => {
+        const next = await options.store.nextLeaseExpiry();
+        return next === null ? null : next - options.clock.nowMs();
+      },
+      backstopIntervalMs: options.backstopIntervalMs ?? 2000,
+      onError: options.onError,
+    });
   }
 
   /** Reaps everything lapsed as of now; returns how many claims were requeued. */
@@ -41,50 +46,15 @@ export class Reaper {
   }
 
   start(): void {
-    this.stopped = false;
-    const interval = this.options.backstopIntervalMs ?? 2000;
-    this.backstop = setInterval(() => void this.tick(), interval);
-    this.backstop.unref();
-    void this.tick();
+    this.schedule.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.backstop);
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.schedule.stop();
   }
 
-  /** A lease was granted or extended: make sure the timer fires no later than its expiry. */
+  /** A lease was granted or extended: make sure a run comes no later than its expiry. */
   noteExpiry(expiresAt: number): void {
-    if (this.stopped) return;
-    if (this.timerDueAt !== undefined && this.timerDueAt <= expiresAt) return;
-    this.arm(expiresAt);
-  }
-
-  private arm(dueAt: number): void {
-    clearTimeout(this.timer);
-    this.timerDueAt = dueAt;
-    const delay = Math.max(0, dueAt - this.options.clock.nowMs());
-    // setTimeout caps at ~24.8 days; the backstop covers anything longer.
-    this.timer = setTimeout(() => void this.tick(), Math.min(delay, 2 ** 31 - 1));
-    this.timer.unref();
-  }
-
-  private async tick(): Promise<void> {
-    if (this.stopped) return;
-    if (this.running) return;
-    this.timerDueAt = undefined;
-    this.running = this.runOnce();
-    try {
-      await this.running;
-      const next = await this.options.store.nextLeaseExpiry();
-      if (next !== null && !this.stopped) this.noteExpiry(next);
-    } catch (error) {
-      this.options.onError?.(error);
-    } finally {
-      this.running = undefined;
-    }
+    this.schedule.dueIn(expiresAt - this.options.clock.nowMs());
   }
 }
