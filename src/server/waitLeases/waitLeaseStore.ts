@@ -544,20 +544,7 @@ export class WaitLeaseStore {
       where.push('granted_at >= ?');
       params.push(filter.since);
     }
-    const rows = await this.db.all<{
-      id: string;
-      pane: string;
-      job_ref: string;
-      job_type: string;
-      kind: string;
-      declared_ttl_ms: number;
-      granted_at: number;
-      ended_at: number | null;
-      end_reason: LedgerRow['end_reason'];
-      release_note: string | null;
-      censoring: LedgerRow['censoring'];
-      measured_duration_ms: number | null;
-    }>(
+    const rows = await this.db.all<Omit<LedgerRow, 'lease_id'> & { id: string }>(
       `SELECT id, pane, job_ref, job_type, kind, declared_ttl_ms, granted_at, ended_at, end_reason, release_note, censoring, measured_duration_ms
        FROM wait_leases${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY granted_at DESC, id DESC LIMIT ${Math.floor(filter.limit)}`,
       params,
