@@ -9,11 +9,11 @@
 // is startup time added to the user's turn. node:http comes through src/runtime/builtins.ts,
 // not an ESM import: the ESM namespace of a built-in reads every export, and node:http's
 // lazy WebSocket/EventSource getters then load undici, about 70 ms of the hook's run.
-import { join } from 'node:path';
 import type { HookEvent } from '../core/wire/hookOps.ts';
 import type { HookLog } from './hookLog.ts';
 import { spoolEvent } from './spool.ts';
 import { nodeFs, nodeHttp } from '../runtime/builtins.ts';
+import { runtimeFiles } from '../runtime/paths.ts';
 
 // node:fs through builtins.ts: an ESM import of it costs the hook process ~6 ms (see there).
 const { readFileSync } = nodeFs();
@@ -29,14 +29,14 @@ export interface ServerAddress {
 export function findServer(runtimeDir: string): ServerAddress | undefined {
   let url: unknown;
   try {
-    url = (JSON.parse(readFileSync(join(runtimeDir, 'server.json'), 'utf8')) as { url?: unknown }).url;
+    url = (JSON.parse(readFileSync(runtimeFiles.discovery(runtimeDir), 'utf8')) as { url?: unknown }).url;
   } catch {
     return undefined;
   }
   if (typeof url !== 'string' || !/^https?:\/\//.test(url)) return undefined;
   let token: string | undefined;
   try {
-    token = readFileSync(join(runtimeDir, 'token'), 'utf8').trim() || undefined;
+    token = readFileSync(runtimeFiles.token(runtimeDir), 'utf8').trim() || undefined;
   } catch {
     token = undefined;
   }
@@ -137,6 +137,6 @@ export async function deliverHookEvent(event: HookEvent, options: DeliveryOption
       lastError = error instanceof Error ? error.message : String(error);
     }
   }
-  spoolEvent(join(options.runtimeDir, 'spool'), event as unknown as Record<string, unknown>);
+  spoolEvent(runtimeFiles.spool(options.runtimeDir), event as unknown as Record<string, unknown>);
   return { kind: 'spooled', attempts, lastError };
 }

@@ -1,8 +1,8 @@
 // The hook's own log: <runtime dir>/hook.log, mode 0600, one line per entry. The hook never
 // writes to stdout or stderr on Claude Code's behalf (stdout is parsed as hook JSON), so its
 // errors land here. Kept small: past 1 MiB the file is rotated to hook.log.1.
-import { join } from 'node:path';
 import { nodeFs } from '../runtime/builtins.ts';
+import { runtimeFiles } from '../runtime/paths.ts';
 
 // node:fs through builtins.ts: an ESM import of it costs the hook process ~6 ms (see there).
 const { appendFileSync, chmodSync, mkdirSync, renameSync, statSync } = nodeFs();
@@ -13,7 +13,7 @@ export type HookLogLevel = 'info' | 'warn' | 'error';
 export type HookLog = (level: HookLogLevel, message: string, fields?: Record<string, unknown>) => void;
 
 export function hookLogPath(runtimeDir: string): string {
-  return join(runtimeDir, 'hook.log');
+  return runtimeFiles.hookLog(runtimeDir);
 }
 
 /** A logger that appends to the hook log; it swallows its own failures (a full disk must not fail the hook). */

@@ -2,6 +2,7 @@
 // and the extension. Errors arrive as LeaseholdApiError with the server's code and field.
 import { readFileSync } from 'node:fs';
 import { request } from 'undici';
+import { openEventStream, type EventStreamHandle, type EventStreamHandlers } from './eventStream.ts';
 import type {
   CreateTodoRequest,
   EndpointView,
@@ -127,6 +128,11 @@ export class LeaseholdClient {
       );
     }
     return parsed as T;
+  }
+
+  /** Follows GET /api/v1/events (Server-Sent Events) until closed or the stream ends. */
+  openEventStream(handlers: EventStreamHandlers): EventStreamHandle {
+    return openEventStream(this.baseUrl, this.token, handlers);
   }
 
   health(): Promise<Health> {

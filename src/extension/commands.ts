@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
 import { LeaseholdApiError, ServerUnreachableError, type LeaseholdClient } from '../client/client.ts';
 import { buildMcpAddCommand, buildMcpJson } from '../claude/mcpConfig.ts';
-import { SLUG_PATTERN, type EndpointView } from '../core/wire/claims.ts';
+import { SLUG_PATTERN, slugRuleMessage, type EndpointView } from '../core/wire/claims.ts';
 import type { Ctx } from './context.ts';
 import { endpointRefOf, leaseIdOf, scopeArgOf, stringArg, ttlArgOf, type HooksScope } from './model/commandArgs.ts';
 import { hooksSummaryText } from './model/hooksSummary.ts';
@@ -96,7 +96,7 @@ async function vendEndpoint(ctx: Ctx, arg?: unknown) {
         title: 'Leasehold: Vend Endpoint (1/2)',
         prompt: 'Endpoint slug: 1-63 of a-z, 0-9 and "-", starting with a letter or digit',
         placeHolder: 'reviewer',
-        validateInput: (input) => (SLUG_PATTERN.test(input.trim()) ? undefined : 'slug must be 1-63 characters of a-z, 0-9 and "-", starting with a letter or digit'),
+        validateInput: (input) => (SLUG_PATTERN.test(input.trim()) ? undefined : slugRuleMessage()),
       }),
     ).trim();
   let ttl = ttlFromArg(arg, 'leaseTtl');
@@ -179,7 +179,7 @@ async function addTodo(ctx: Ctx, arg?: unknown) {
         title: 'Leasehold: Add Todo (1/2)',
         prompt: 'Queue name (a-z, 0-9, "-")',
         placeHolder: 'reviews',
-        validateInput: (input) => (SLUG_PATTERN.test(input.trim()) ? undefined : 'queue must be 1-63 characters of a-z, 0-9 and "-", starting with a letter or digit'),
+        validateInput: (input) => (SLUG_PATTERN.test(input.trim()) ? undefined : slugRuleMessage('queue')),
       }),
     ).trim();
   const title =

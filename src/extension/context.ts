@@ -3,7 +3,6 @@
 // after rust-analyzer's Ctx. Nothing here blocks activation: start() runs in the background.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LeaseholdClient } from '../client/client.ts';
@@ -16,7 +15,7 @@ import { serverStatusView } from './model/serverStatus.ts';
 import { resolveSettings, serverLaunchFrom, terminalEnvFrom, type ResolvedSettings } from './model/settings.ts';
 import { LogTail } from './server/logTail.ts';
 import { chooseServerRuntime, type RuntimeChoice } from './server/runtime.ts';
-import { openEventStream, type EventStreamHandle } from './server/sse.ts';
+import type { EventStreamHandle } from '../client/eventStream.ts';
 import { ServerSupervisor } from './server/supervisor.ts';
 import { StatusBar, localNow } from './statusBar.ts';
 import { windowSessionOf } from './terminals/processStart.ts';
@@ -47,7 +46,7 @@ class ServerRun implements vscode.Disposable {
 
   private openStream(): void {
     if (this.disposed) return;
-    this.stream = openEventStream(this.client.baseUrl, this.ctx.tokenOf(this.client), {
+    this.stream = this.client.openEventStream({
       onOpen: () => {
         this.ctx.log.debug('event stream open');
         // Anything may have changed while the stream was down.
@@ -143,15 +142,6 @@ export class Ctx implements vscode.Disposable {
 
   get client(): LeaseholdClient | undefined {
     return this.run?.client;
-  }
-
-  /** The human token the client holds (read from the runtime dir). Never given to terminals. */
-  tokenOf(_client: LeaseholdClient): string | undefined {
-    try {
-      return readFileSync(runtimeFiles.token(this.runtimeDir), 'utf8').trim();
-    } catch {
-      return undefined;
-    }
   }
 
   /** Everything that is not on the activation path. */

@@ -179,7 +179,8 @@ for (const target of storageTargets) {
           ['completed', 3, null, null],
         ],
       );
-      assert.equal(events[4]?.endpoint_id, again && plain.id, 'the reaped event names the former holder');
+      assert.equal(again.claim_epoch, 2);
+      assert.equal(events[4]?.endpoint_id, plain.id, 'the reaped event names the former holder');
       assert.equal((await t.server.claimStore.getTodo(todo.id))?.attempts, 3);
     });
 

@@ -2,14 +2,13 @@
 // timer armed at the next expiry, not a minutes-long sweep. (The one test here that waits on
 // the wall clock: its subject is the wall-clock latency itself; the lease is 1 s.)
 import assert from 'node:assert/strict';
-import { systemClock } from '../../src/core/clock.ts';
 import { storageTargets } from '../support/storage.ts';
-import { startTestServer } from '../support/server.ts';
+import { startRealClockTestServer } from '../support/server.ts';
 
 for (const target of storageTargets) {
   describe(`reaper latency on ${target.name}`, () => {
     it('requeues within a second of expiry, with the backstop sweep far away', async () => {
-      const t = await startTestServer(target, { clock: systemClock as never, reaperBackstopMs: 60_000 });
+      const t = await startRealClockTestServer(target, { reaperBackstopMs: 60_000 });
       try {
         const vended = await t.client.vendEndpoint({ slug: 'worker' });
         const endpoint = (await t.server.claimStore.getEndpoint(vended.endpoint.id))!;

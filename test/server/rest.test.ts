@@ -202,28 +202,31 @@ for (const target of storageTargets) {
       assert.equal(mcp.status, 403, 'the MCP endpoint is guarded too');
     });
 
-    it('the event stream tells a client when an endpoint changes', async () => {
+    it('the event stream tells a client when its endpoint changes, and nothing of another human\'s', async () => {
       await t.client.vendEndpoint({ slug: 'reviewer' });
-      const controller = new AbortController();
-      const response = await request(`${t.server.url}/api/v1/events`, {
-        headers: { authorization: `Bearer ${t.server.token}` },
-        signal: controller.signal,
+      const events: Array<{ event: string; data: string }> = [];
+      let opened: () => void = () => undefined;
+      const open = new Promise<void>((resolve) => (opened = resolve));
+      let sawEdit: () => void = () => undefined;
+      const edited = new Promise<void>((resolve) => (sawEdit = resolve));
+      const stream = t.client.openEventStream({
+        onOpen: () => opened(),
+        onEvent: (event) => {
+          events.push(event);
+          if (event.event === 'endpoint.changed' && JSON.parse(event.data).change === 'edited') sawEdit();
+        },
+        onEnd: () => undefined,
       });
-      assert.equal(response.headers['content-type'], 'text/event-stream; charset=utf-8');
-      const received = (async () => {
-        let text = '';
-        for await (const chunk of response.body) {
-          text += chunk.toString();
-          if (text.includes('event: endpoint.changed')) return text;
-        }
-        return text;
-      })();
-      await otherHuman.vendEndpoint({ slug: 'invisible' });
-      await t.client.editEndpoint('reviewer', { default_lease_ttl_seconds: 600 });
-      const text = await received;
-      controller.abort();
-      const data = JSON.parse(/data: (.*)/.exec(text.slice(text.indexOf('event: endpoint.changed')))![1]!);
-      assert.equal(data.change, 'edited', "the other human's vend was not streamed to this human");
+      try {
+        await open;
+        await otherHuman.vendEndpoint({ slug: 'invisible' });
+        await t.client.editEndpoint('reviewer', { default_lease_ttl_seconds: 600 });
+        await edited;
+      } finally {
+        stream.close();
+      }
+      const endpointEvents = events.filter((event) => event.event === 'endpoint.changed').map((event) => JSON.parse(event.data).change);
+      assert.deepEqual(endpointEvents, ['edited'], "the other human's vend was not streamed to this human");
     });
   });
 }

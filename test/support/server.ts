@@ -1,30 +1,28 @@
 // An in-process lease server on a real port and real storage, for server suites.
 import { rmSync } from 'node:fs';
-import { ManualClock } from '../../src/core/clock.ts';
+import { ManualClock, systemClock, type Clock } from '../../src/core/clock.ts';
 import { LeaseholdClient } from '../../src/client/client.ts';
 import { silentLogger, startLeaseServer, type LeaseServer, type LeaseServerConfig } from '../../src/server/app.ts';
-import { ManualLeaseClock } from '../../src/server/clock/leaseClock.ts';
+import { ManualLeaseClock, systemLeaseClock, type LeaseClock } from '../../src/server/clock/leaseClock.ts';
 import type { StorageTarget } from './storage.ts';
 import { tempDir } from './storage.ts';
 
-export interface TestServer {
+export interface RealClockTestServer {
   server: LeaseServer;
   client: LeaseholdClient;
-  clock: ManualClock;
-  /** The wait-lease clock (boot time + wall + boot id), moved by hand: suspend, rollback, reboot. */
-  leaseClock: ManualLeaseClock;
   runtimeDir: string;
   stop(): Promise<void>;
 }
 
-export async function startTestServer(
-  target: StorageTarget,
-  overrides: Partial<LeaseServerConfig> & { clock?: ManualClock; leaseClock?: ManualLeaseClock } = {},
-): Promise<TestServer> {
+export interface TestServer extends RealClockTestServer {
+  clock: ManualClock;
+  /** The wait-lease clock (boot time + wall + boot id), moved by hand: suspend, rollback, reboot. */
+  leaseClock: ManualLeaseClock;
+}
+
+async function startWithClocks(target: StorageTarget, overrides: Partial<LeaseServerConfig>, clock: Clock, leaseClock: LeaseClock): Promise<RealClockTestServer> {
   const { config: storage, cleanup } = await target.create();
   const runtimeDir = tempDir('runtime');
-  const clock = overrides.clock ?? new ManualClock();
-  const leaseClock = overrides.leaseClock ?? new ManualLeaseClock({ wallMs: clock.nowMs() });
   const server = await startLeaseServer({
     storage,
     runtimeDir,
@@ -36,8 +34,6 @@ export async function startTestServer(
   });
   return {
     server,
-    clock,
-    leaseClock,
     runtimeDir,
     client: new LeaseholdClient({ baseUrl: server.url, token: server.token }),
     async stop() {
@@ -46,6 +42,21 @@ export async function startTestServer(
       rmSync(runtimeDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A server whose clocks the test moves by hand, so no test sleeps through a TTL. */
+export async function startTestServer(
+  target: StorageTarget,
+  overrides: Partial<LeaseServerConfig> & { clock?: ManualClock; leaseClock?: ManualLeaseClock } = {},
+): Promise<TestServer> {
+  const clock = overrides.clock ?? new ManualClock();
+  const leaseClock = overrides.leaseClock ?? new ManualLeaseClock({ wallMs: clock.nowMs() });
+  return { ...(await startWithClocks(target, overrides, clock, leaseClock)), clock, leaseClock };
+}
+
+/** A server on the system clocks, for the few tests whose subject is real-time latency. */
+export function startRealClockTestServer(target: StorageTarget, overrides: Partial<LeaseServerConfig> = {}): Promise<RealClockTestServer> {
+  return startWithClocks(target, overrides, systemClock, systemLeaseClock());
 }
 
 /** Expects a promise to reject; returns the error for further assertions. */

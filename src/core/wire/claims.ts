@@ -9,9 +9,12 @@ import { ALL_VERBS } from '../verbs.ts';
 
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
-export const slugSchema = z
-  .string()
-  .regex(SLUG_PATTERN, 'slug must be 1-63 characters of a-z, 0-9 and "-", starting with a letter or digit');
+/** Why a slug-shaped name (an endpoint slug, a queue) is refused: the rule, stated once. */
+export function slugRuleMessage(what = 'slug'): string {
+  return `${what} must be 1-63 characters of a-z, 0-9 and "-", starting with a letter or digit`;
+}
+
+export const slugSchema = z.string().regex(SLUG_PATTERN, slugRuleMessage());
 
 /** An endpoint's default: whole seconds 60..86400, or null for the server default. Never clamped. */
 export const defaultLeaseTtlSecondsSchema = z

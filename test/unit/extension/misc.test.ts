@@ -4,7 +4,7 @@ import { hooksSummaryText } from '../../../src/extension/model/hooksSummary.ts';
 import { ledgerMarkdown } from '../../../src/extension/model/ledger.ts';
 import { serverStatusView } from '../../../src/extension/model/serverStatus.ts';
 import { resolveSettings, serverLaunchFrom, terminalEnvFrom } from '../../../src/extension/model/settings.ts';
-import { SseParser } from '../../../src/extension/server/sse.ts';
+import { SseParser } from '../../../src/client/eventStream.ts';
 import { paneNameFor, processStartTime, windowSessionOf } from '../../../src/extension/terminals/processStart.ts';
 
 describe('extension: command arguments', () => {

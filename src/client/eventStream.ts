@@ -1,5 +1,5 @@
-// Server-Sent Events: a parser (pure) and a client for GET /api/v1/events that calls back per
-// event and once when the stream ends. Events are hints; the caller re-reads what it shows.
+// Server-Sent Events of GET /api/v1/events: a parser (pure) and the stream reader behind
+// LeaseholdClient.openEventStream. Events are hints; the caller re-reads what it shows.
 import { request } from 'undici';
 
 export interface SseEvent {
@@ -46,12 +46,14 @@ export interface EventStreamHandle {
   close(): void;
 }
 
+export interface EventStreamHandlers {
+  onOpen?: () => void;
+  onEvent: (event: SseEvent) => void;
+  onEnd: (reason: string) => void;
+}
+
 /** Opens the stream; `onEvent` per event, `onEnd` once (error or close) unless closed by us. */
-export function openEventStream(
-  baseUrl: string,
-  token: string | undefined,
-  handlers: { onOpen?: () => void; onEvent: (event: SseEvent) => void; onEnd: (reason: string) => void },
-): EventStreamHandle {
+export function openEventStream(baseUrl: string, token: string | undefined, handlers: EventStreamHandlers): EventStreamHandle {
   const controller = new AbortController();
   let closed = false;
   let ended = false;
