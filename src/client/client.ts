@@ -163,6 +163,10 @@ export class LeaseholdClient {
   async createTodo(request: CreateTodoRequest): Promise<TodoView> {
     return (await this.call<{ todo: TodoView }>('POST', '/api/v1/todos', { body: request })).todo;
   }
+  /** Hands a claimed todo back to its queue; the old holder's next fenced call fails with lease_lapsed. */
+  async requeueTodo(todoId: string): Promise<TodoView> {
+    return (await this.call<{ todo: TodoView }>('POST', `/api/v1/todos/${encodeURIComponent(todoId)}/requeue`)).todo;
+  }
   async listTodos(filter: { queue?: string; state?: TodoView['state']; mine?: boolean } = {}): Promise<TodoView[]> {
     return (await this.call<{ todos: TodoView[] }>('GET', '/api/v1/todos', { query: filter })).todos;
   }

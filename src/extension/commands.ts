@@ -135,7 +135,7 @@ async function revokeEndpoint(ctx: Ctx, arg?: unknown) {
   if (!confirmed) {
     const answer = await vscode.window.showWarningMessage(
       `Revoke endpoint ${endpoint.slug}?`,
-      { modal: true, detail: 'Its token stops working at once and its live claims lapse back to their queues. This cannot be undone.' },
+      { modal: true, detail: 'Its token stops working at once and the todos it holds go back to their queues at once. This cannot be undone.' },
       'Revoke',
     );
     if (answer !== 'Revoke') throw new Cancelled();

@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 
 export type ChangeEvent =
   | { type: 'endpoint.changed'; human_id: string; endpoint_id: string; change: 'vended' | 'edited' | 'revoked' }
-  | { type: 'todo.changed'; todo_id: string; queue: string; change: 'created' | 'claimed' | 'heartbeat' | 'released' | 'completed' | 'reaped'; endpoint_id: string | null }
+  | { type: 'todo.changed'; todo_id: string; queue: string; change: 'created' | 'claimed' | 'heartbeat' | 'released' | 'completed' | 'reaped' | 'revoked' | 'requeued'; endpoint_id: string | null }
   | { type: 'pane.changed'; pane: string; change: string }
   | { type: 'lease.changed'; pane: string; lease_id: string; change: string };
 

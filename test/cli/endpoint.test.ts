@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { tempDir } from '../support/storage.ts';
 import { runCli, startServeProcess } from '../support/cli.ts';
+import { connectMcp } from '../support/mcp.ts';
 
 describe('leasehold endpoint / todo (real processes)', function () {
   this.timeout(60_000);
@@ -97,5 +98,27 @@ describe('leasehold endpoint / todo (real processes)', function () {
     const badPayload = await runCli(['todo', 'add', 'reviews', 'x', '--payload', '{nope'], { env: env() });
     assert.equal(badPayload.code, 2);
     assert.match(badPayload.stderr, /--payload/);
+  });
+
+  it('todo requeue hands a claimed todo back and fences its holder', async () => {
+    const vend = JSON.parse((await runCli(['endpoint', 'vend', 'requeue-worker', '--json'], { env: env() })).stdout);
+    const added = JSON.parse((await runCli(['todo', 'add', 'requeues', 'Long job', '--json'], { env: env() })).stdout);
+    const mcp = await connectMcp(server.url, vend.token);
+    try {
+      const claim = await mcp.call('claim', { todo_id: added.id });
+      assert.equal(claim.isError, false);
+      const requeued = await runCli(['todo', 'requeue', added.id], { env: env() });
+      assert.equal(requeued.code, 0, requeued.stderr);
+      assert.match(requeued.stdout, new RegExp(`Requeued ${added.id} on requeues`));
+      assert.match((await runCli(['todo', 'list', '--queue', 'requeues'], { env: env() })).stdout, /requeues\s+queued/);
+      const complete = await mcp.call('complete', { todo_id: added.id, claim_epoch: claim.value.claim_epoch });
+      assert.equal(complete.isError, true);
+      assert.match(JSON.stringify(complete.value), /lease_lapsed/);
+      const again = await runCli(['todo', 'requeue', added.id], { env: env() });
+      assert.notEqual(again.code, 0);
+      assert.match(again.stderr, /only a claimed todo can be requeued/);
+    } finally {
+      await mcp.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-// `leasehold todo add|list`
+// `leasehold todo add|list|requeue`
 import type { Command } from 'commander';
 import { formatDurationSeconds } from '../../core/duration.ts';
 import { todoStateSchema } from '../../core/wire/claims.ts';
@@ -26,6 +26,16 @@ export function registerTodo(program: Command): void {
       const created = await connect(opts).createTodo({ queue, title, payload });
       if (opts.json) return printJson(created);
       process.stdout.write(`Added ${created.id} to ${created.queue}\n`);
+    });
+
+  todo
+    .command('requeue <todo-id>')
+    .description('hand a claimed todo back to its queue now; its holder can no longer complete it')
+    .action(async (todoId: string, _options: unknown, command: Command) => {
+      const opts = globals(command);
+      const requeued = await connect(opts).requeueTodo(todoId);
+      if (opts.json) return printJson(requeued);
+      process.stdout.write(`Requeued ${requeued.id} on ${requeued.queue}\n`);
     });
 
   todo

@@ -158,7 +158,10 @@ export class ClaimService {
     const revoked = await this.store.revokeEndpoint(endpoint.id, this.clock.nowMs());
     if (!revoked) throw revokedConflict({ ...endpoint, state: 'revoked' });
     this.bus.publish({ type: 'endpoint.changed', human_id: human.id, endpoint_id: endpoint.id, change: 'revoked' });
-    return endpointView(revoked);
+    for (const todo of revoked.requeued) {
+      this.bus.publish({ type: 'todo.changed', todo_id: todo.id, queue: todo.queue, change: 'revoked', endpoint_id: endpoint.id });
+    }
+    return endpointView(revoked.endpoint);
   }
 
   // The endpoint's own default (get_default_lease / set_default_lease) -----------------
@@ -197,6 +200,36 @@ export class ClaimService {
     await this.store.insertTodo(todo);
     this.bus.publish({ type: 'todo.changed', todo_id: todo.id, queue: todo.queue, change: 'created', endpoint_id: null });
     return this.todoView(todo, new Map(), now);
+  }
+
+  /**
+   * A human hands a claimed todo back to its queue at once. Allowed to the human whose
+   * endpoint holds it and to the human who added it; the holder's next fenced call under the
+   * old epoch fails with lease_lapsed.
+   */
+  async requeueTodo(human: HumanRecord, todoId: string): Promise<TodoView> {
+    const existing = await this.store.getTodo(todoId);
+    if (!existing) throw new LeaseholdError('not_found', `no todo "${todoId}"`, { field: 'todo_id' });
+    const own = new Map((await this.store.listEndpoints(human.id)).map((endpoint) => [endpoint.id, endpoint]));
+    if (existing.state !== 'claimed') {
+      throw new LeaseholdError('conflict', `todo "${todoId}" is ${existing.state}; only a claimed todo can be requeued`, {
+        field: 'todo_id',
+        details: { state: existing.state },
+      });
+    }
+    const heldByOwn = existing.holder_endpoint_id !== null && own.has(existing.holder_endpoint_id);
+    if (!heldByOwn && existing.created_by !== human.id) {
+      throw new LeaseholdError('forbidden', `todo "${todoId}" is held by another human's endpoint and was not added by you; only they can requeue it`, {
+        field: 'todo_id',
+      });
+    }
+    const now = this.clock.nowMs();
+    const todo = await this.store.requeueTodo(todoId, now);
+    if (!todo) {
+      throw new LeaseholdError('conflict', `todo "${todoId}" is no longer claimed; nothing to requeue`, { field: 'todo_id' });
+    }
+    this.bus.publish({ type: 'todo.changed', todo_id: todo.id, queue: todo.queue, change: 'requeued', endpoint_id: todo.requeued_from });
+    return this.todoView(todo, own, now);
   }
 
   async listTodos(human: HumanRecord, filter: { queue?: string; state?: TodoRecord['state']; mine?: boolean }): Promise<TodoView[]> {

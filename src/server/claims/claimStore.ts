@@ -128,12 +128,26 @@ export class ClaimStore {
     return rows[0] && toEndpoint(rows[0]);
   }
 
-  async revokeEndpoint(endpointId: string, now: number): Promise<EndpointRecord | undefined> {
-    const rows = await this.db.all<EndpointRow>(
-      `UPDATE endpoints SET state = 'revoked', revoked_at = ? WHERE id = ? AND state = 'active' RETURNING ${ENDPOINT_COLUMNS}`,
-      [now, endpointId],
-    );
-    return rows[0] && toEndpoint(rows[0]);
+  /**
+   * Revokes an active endpoint and, in the same transaction, requeues every todo it holds
+   * (event kind 'revoked'), so nothing stays held by a credential that can no longer act.
+   */
+  revokeEndpoint(endpointId: string, now: number): Promise<{ endpoint: EndpointRecord; requeued: TodoRecord[] } | undefined> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.all<EndpointRow>(
+        `UPDATE endpoints SET state = 'revoked', revoked_at = ? WHERE id = ? AND state = 'active' RETURNING ${ENDPOINT_COLUMNS}`,
+        [now, endpointId],
+      );
+      if (!rows[0]) return undefined;
+      const held = await tx.all<TodoRow>(
+        `UPDATE todos SET state = 'queued', holder_endpoint_id = NULL, lease_expires_at = NULL, updated_at = ?
+         WHERE holder_endpoint_id = ? AND state = 'claimed' RETURNING ${TODO_COLUMNS}`,
+        [now, endpointId],
+      );
+      const requeued: TodoRecord[] = [];
+      for (const row of held) requeued.push((await this.recorded(tx, row, 'revoked', endpointId, null, now))!);
+      return { endpoint: toEndpoint(rows[0]), requeued };
+    });
   }
 
   // Todos ----------------------------------------------------------------------------
@@ -249,6 +263,28 @@ export class ClaimStore {
         [...extra, claim.now, claim.todoId, claim.endpointId, claim.claimEpoch, claim.now],
       );
       return this.recorded(tx, rows[0], kind, claim.endpointId, null, claim.now);
+    });
+  }
+
+  /**
+   * A human hands one claimed todo back to its queue (event kind 'requeued'). The old holder
+   * is fenced out: its complete, release or heartbeat under the old epoch no longer matches.
+   */
+  requeueTodo(todoId: string, now: number): Promise<(TodoRecord & { requeued_from: string | null }) | undefined> {
+    return this.db.transaction(async (tx) => {
+      const held = await first<{ holder_endpoint_id: string | null; claim_epoch: number }>(
+        tx,
+        `SELECT holder_endpoint_id, claim_epoch FROM todos WHERE id = ? AND state = 'claimed'`,
+        [todoId],
+      );
+      if (!held) return undefined;
+      const rows = await tx.all<TodoRow>(
+        `UPDATE todos SET state = 'queued', holder_endpoint_id = NULL, lease_expires_at = NULL, updated_at = ?
+         WHERE id = ? AND state = 'claimed' AND claim_epoch = ? RETURNING ${TODO_COLUMNS}`,
+        [now, todoId, held.claim_epoch],
+      );
+      const todo = await this.recorded(tx, rows[0], 'requeued', held.holder_endpoint_id, null, now);
+      return todo && { ...todo, requeued_from: held.holder_endpoint_id };
     });
   }
 

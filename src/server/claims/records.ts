@@ -37,7 +37,8 @@ export interface TodoRecord {
   completed_at: number | null;
 }
 
-export type ClaimEventKind = 'claimed' | 'heartbeat' | 'released' | 'completed' | 'reaped';
+/** 'revoked': revoking the holder requeued it; 'requeued': a human handed it back. */
+export type ClaimEventKind = 'claimed' | 'heartbeat' | 'released' | 'completed' | 'reaped' | 'revoked' | 'requeued';
 
 export interface ClaimEventRecord {
   id: number;

@@ -4,6 +4,7 @@ import type { Db } from '../sql.ts';
 import { claimsMigration } from './0001_claims.ts';
 import { waitLeasesMigration } from './0002_wait_leases.ts';
 import { hookEventsMigration } from './0003_hook_events.ts';
+import { claimEventKindsMigration } from './0007_claim_event_kinds.ts';
 
 export interface Migration {
   version: number;
@@ -12,7 +13,7 @@ export interface Migration {
   postgres: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [claimsMigration, waitLeasesMigration, hookEventsMigration];
+export const MIGRATIONS: readonly Migration[] = [claimsMigration, waitLeasesMigration, hookEventsMigration, claimEventKindsMigration];
 
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
 

@@ -76,6 +76,12 @@ export function claimRoutes(claims: ClaimService): Route[] {
       handler: async ({ human, body }) => ok({ todo: await claims.createTodo(human, parseWire(createTodoRequestSchema, body ?? {}, 'body')) }, 201),
     },
     {
+      method: 'POST',
+      path: '/api/v1/todos/:id/requeue',
+      write: true,
+      handler: async ({ human, params }) => ok({ todo: await claims.requeueTodo(human, params.id!) }),
+    },
+    {
       method: 'GET',
       path: '/api/v1/todos',
       handler: async ({ human, url }) => {
