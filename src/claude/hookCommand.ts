@@ -3,7 +3,7 @@
 // backgrounded Bash), plan the ops (pure, hookInput.ts), give the event its id, deliver it
 // (hookDelivery.ts: HTTP with a short retry, else the spool). Never throws to the caller and
 // never writes to stdout: Claude Code reads a hook's stdout as hook JSON.
-import { ancestry, findDescendantRunning } from './processTree.ts';
+import { ancestry, findClaudeCodeCommand } from './processTree.ts';
 import type { ProcessInfo } from './processTree.ts';
 import { bashToolInput, parseHookInput, planHookActions } from './hookInput.ts';
 import type { HookContext, HookInput, ProcessHint } from './hookInput.ts';
@@ -42,13 +42,14 @@ function hint(info: ProcessInfo): ProcessHint {
 /**
  * The process running a backgrounded Bash command: searched among the descendants of the
  * nearest ancestor that is not a shell (Claude Code itself: it runs hooks through `sh -c`).
- * Best effort: a command reparented to init (setsid, double fork) is not found, and the lease
- * then stands on its TTL and Stop's reconciliation alone.
+ * Matched the way Claude Code spawns it (processTree.findClaudeCodeCommand), whatever the
+ * quoting. Best effort: a command reparented to init (setsid, double fork) is not found, and
+ * the lease then stands on its TTL and Stop's reconciliation alone.
  */
 export function findBackgroundProcess(selfPid: number, commandText: string, chain: ProcessInfo[] = ancestry(selfPid)): ProcessInfo | null {
   const root = chain.slice(1).find((step) => !SHELLS.has(step.comm));
   if (root === undefined || root.pid <= 1) return null;
-  const found = findDescendantRunning(root.pid, commandText);
+  const found = findClaudeCodeCommand(root.pid, commandText);
   if (found === null || chain.some((step) => step.pid === found.pid)) return null;
   return found;
 }

@@ -27,6 +27,11 @@ interface CommonInput {
   transcript_path?: string;
   cwd?: string;
   permission_mode?: string;
+  /** 2.1.332: set when the hook fires inside a subagent. */
+  agent_id?: string;
+  agent_type?: string;
+  /** 2.1.332: the prompt this turn answers; `effort` ({level}) rides along too. */
+  prompt_id?: string;
   [key: string]: unknown;
 }
 
@@ -45,7 +50,7 @@ export interface BackgroundTask {
 
 export interface SessionStartInput extends CommonInput {
   hook_event_name: 'SessionStart';
-  /** startup | resume | clear | compact */
+  /** startup | resume | clear | compact | fork (2.1.332: a session moved to a background daemon) */
   source?: string;
   model?: string;
 }
@@ -72,6 +77,33 @@ export interface StopInput extends CommonInput {
   session_crons?: unknown[];
 }
 
+/** A turn that ended in an API error (2.1.332): fired instead of Stop. */
+export interface StopFailureInput extends CommonInput {
+  hook_event_name: 'StopFailure';
+  error?: unknown;
+  last_assistant_message?: string;
+  background_tasks?: BackgroundTask[];
+}
+
+/** Fires when a subagent starts, and again when a finished background agent is resumed. */
+export interface SubagentStartInput extends CommonInput {
+  hook_event_name: 'SubagentStart';
+  agent_id?: string;
+  agent_type?: string;
+}
+
+/** Fires the moment a permission prompt appears (before Notification). */
+export interface PermissionRequestInput extends CommonInput {
+  hook_event_name: 'PermissionRequest';
+  tool_name?: string;
+}
+
+/** Fires after the human answered a permission prompt and the tool ran or was refused. */
+export interface PostToolUseFailureInput extends CommonInput {
+  hook_event_name: 'PostToolUseFailure';
+  tool_name?: string;
+}
+
 export interface SubagentStopInput extends CommonInput {
   hook_event_name: 'SubagentStop';
   agent_id?: string;
@@ -82,7 +114,7 @@ export interface SubagentStopInput extends CommonInput {
 
 export interface SessionEndInput extends CommonInput {
   hook_event_name: 'SessionEnd';
-  /** clear | logout | prompt_input_exit | bypass_permissions_disabled | other | ... */
+  /** clear | resume | logout | prompt_input_exit | other (2.1.332) */
   reason?: string;
 }
 
@@ -96,6 +128,10 @@ export interface PostToolUseInput extends CommonInput {
 }
 
 export type HookInput =
+  | StopFailureInput
+  | SubagentStartInput
+  | PermissionRequestInput
+  | PostToolUseFailureInput
   | SessionStartInput
   | UserPromptSubmitInput
   | NotificationInput
@@ -187,6 +223,9 @@ const COMMON: Shape = {
   transcript_path: optional(string),
   cwd: optional(string),
   permission_mode: optional(string),
+  agent_id: optional(string),
+  agent_type: optional(string),
+  prompt_id: optional(string),
 };
 
 const SHAPES = {
@@ -200,6 +239,10 @@ const SHAPES = {
     background_tasks: optional(backgroundTasks),
     session_crons: optional(array),
   },
+  StopFailure: { ...COMMON, last_assistant_message: optional(string), background_tasks: optional(backgroundTasks) },
+  SubagentStart: { ...COMMON, agent_id: optional(string), agent_type: optional(string) },
+  PermissionRequest: { ...COMMON, tool_name: optional(string) },
+  PostToolUseFailure: { ...COMMON, tool_name: optional(string) },
   SubagentStop: { ...COMMON, agent_id: optional(string), agent_type: optional(string), agent_transcript_path: optional(string), stop_hook_active: optional(boolean) },
   SessionEnd: { ...COMMON, reason: optional(string) },
   PostToolUse: { ...COMMON, tool_name: string, tool_input: optional(object), tool_response: optional(anyValue), tool_use_id: optional(string) },
@@ -331,16 +374,17 @@ function planPostToolUse(input: PostToolUseInput, settings: HookSettings, contex
   return [];
 }
 
-function acquire(sessionId: string, jobRef: string, jobType: JobType, settings: HookSettings, description: string | undefined, context: HookContext): HookOp {
-  const op: HookOp = { op: 'acquire', session_id: sessionId, job_ref: jobRef, job_type: jobType, kind: 'declared', ttl_ms: settings.ttlMsByJobType[jobType] };
+function acquire(sessionId: string, jobRef: string, jobType: JobType, settings: HookSettings, description: string | undefined, context: HookContext): Extract<HookOp, { op: 'acquire' }> {
+  const op: Extract<HookOp, { op: 'acquire' }> = { op: 'acquire', session_id: sessionId, job_ref: jobRef, job_type: jobType, kind: 'declared', ttl_ms: settings.ttlMsByJobType[jobType] };
   if (description !== undefined) op.description = description;
   const pid = context.pidHints?.[jobRef];
   if (pid !== undefined) op.pid_hint = pid;
   return op;
 }
 
-function planStop(input: StopInput, settings: HookSettings): HookOp[] {
-  const display: HookOp = { op: 'set_display', session_id: input.session_id, state: settings.stopDisplayState, reason: 'turn ended (Stop)' };
+function planStop(input: StopInput | StopFailureInput, settings: HookSettings): HookOp[] {
+  const why = input.hook_event_name === 'StopFailure' ? 'turn failed (StopFailure)' : 'turn ended (Stop)';
+  const display: HookOp = { op: 'set_display', session_id: input.session_id, state: settings.stopDisplayState, reason: why };
   // No list (Claude Code before 2.1.145): nothing is known, so nothing may be released.
   if (input.background_tasks === undefined) return [display];
   const running: ReconcileRunning[] = [];
@@ -360,22 +404,40 @@ function planStop(input: StopInput, settings: HookSettings): HookOp[] {
   return [display, { op: 'reconcile', session_id: input.session_id, running, finished, release_unlisted: true }];
 }
 
-/** permission_prompt and elicitation_dialog wait on the human; idle_prompt is an idle reminder. */
+/**
+ * Notification types (2.1.332 bundle) that mean "waits on the human": the pane is blocked.
+ * idle_prompt is an idle reminder. A dialog the human answered (elicitation_complete,
+ * elicitation_response) puts the turn back to work. Everything else (auth_success,
+ * agent_completed, push_notification, plugin_notification, computer_use_exit,
+ * auth_storage_failure, types not known yet) says nothing about the pane's state.
+ */
+export const BLOCKING_NOTIFICATION_TYPES: readonly string[] = ['permission_prompt', 'worker_permission_prompt', 'elicitation_dialog', 'elicitation_url_dialog', 'agent_needs_input'];
+export const ANSWERED_NOTIFICATION_TYPES: readonly string[] = ['elicitation_complete', 'elicitation_response'];
+
 function notificationState(input: NotificationInput): DisplayState | null {
-  switch (input.notification_type) {
-    case 'permission_prompt':
-    case 'elicitation_dialog':
-      return 'blocked';
-    case 'idle_prompt':
-      return 'idle';
-    case undefined:
-      // Older Claude Code sent only the message text.
-      if (/permission/i.test(input.message ?? '')) return 'blocked';
-      if (/waiting for your input/i.test(input.message ?? '')) return 'idle';
-      return null;
-    default:
-      return null;
+  const type = input.notification_type;
+  if (type === undefined) {
+    // Older Claude Code sent only the message text.
+    if (/permission/i.test(input.message ?? '')) return 'blocked';
+    if (/waiting for your input/i.test(input.message ?? '')) return 'idle';
+    return null;
   }
+  if (BLOCKING_NOTIFICATION_TYPES.includes(type)) return 'blocked';
+  if (ANSWERED_NOTIFICATION_TYPES.includes(type)) return 'working';
+  if (type === 'idle_prompt') return 'idle';
+  return null;
+}
+
+/**
+ * A background task's end, as Claude Code reports it to the model (2.1.332): a turn of its own
+ * whose prompt is `<task-notification><task-id>ID</task-id>...<status>completed|killed|failed</status>...`.
+ */
+export function parseTaskNotification(prompt: string | undefined): { taskId: string; status: string } | undefined {
+  if (prompt === undefined || !prompt.includes('<task-notification>')) return undefined;
+  const taskId = /<task-id>\s*([^<\s]+)\s*<\/task-id>/.exec(prompt)?.[1];
+  const status = /<status>\s*([^<\s]+)\s*<\/status>/.exec(prompt)?.[1];
+  if (taskId === undefined || status === undefined) return undefined;
+  return { taskId, status };
 }
 
 /**
@@ -395,24 +457,50 @@ export function planHookActions(input: HookInput, settings: HookSettings = DEFAU
       if (input.source === 'compact') return [bind];
       return [bind, { op: 'set_display', session_id: session, state: 'idle', reason: `session ${input.source ?? 'started'}` }];
     }
-    case 'UserPromptSubmit':
-      return [{ op: 'set_display', session_id: session, state: 'working', reason: 'prompt submitted' }];
+    case 'UserPromptSubmit': {
+      const working: HookOp = { op: 'set_display', session_id: session, state: 'working', reason: 'prompt submitted' };
+      const ended = parseTaskNotification(input.prompt);
+      if (ended === undefined) return [working];
+      // The task's end was observed by Claude Code itself: release now, with its status.
+      return [
+        { ...working, reason: `task ${ended.status} (task-notification)` },
+        { op: 'release', session_id: session, job_ref: ended.taskId, end_reason: 'released', note: `task ${ended.status} (task-notification)`, observed_end: true },
+      ];
+    }
+    case 'PermissionRequest':
+      return [{ op: 'set_display', session_id: session, state: 'blocked', reason: `permission requested${input.tool_name ? ` for ${input.tool_name}` : ''}` }];
+    case 'PostToolUseFailure':
+      // The prompt was answered (denied or the tool failed): the turn goes on.
+      return [{ op: 'set_display', session_id: session, state: 'working', reason: 'tool answered', if_state: 'blocked' }];
+    case 'SubagentStart':
+      // A background agent resumed by a message fires this again with the same agent_id and no
+      // launch: the server re-acquires only for an agent this session already held a lease on.
+      if (input.agent_id === undefined || input.agent_id === '') return [];
+      return [{ ...acquire(session, input.agent_id, 'subagent', settings, input.agent_type, context), only_if_known: true }];
     case 'Notification': {
       const state = notificationState(input);
       if (state === null) return [];
       return [{ op: 'set_display', session_id: session, state, reason: `notification ${input.notification_type ?? input.message ?? ''}`.trim() }];
     }
-    case 'PostToolUse':
-      return planPostToolUse(input, settings, context);
+    case 'PostToolUse': {
+      // Any tool that ran after a permission prompt ends "blocked" at once.
+      const back: HookOp = { op: 'set_display', session_id: session, state: 'working', reason: 'tool ran', if_state: 'blocked' };
+      return [...planPostToolUse(input, settings, context), back];
+    }
     case 'Stop':
+    case 'StopFailure':
       return planStop(input, settings);
     case 'SubagentStop':
       if (input.agent_id === undefined) return [];
-      return [{ op: 'release', session_id: session, job_ref: input.agent_id, end_reason: 'released' }];
+      return [{ op: 'release', session_id: session, job_ref: input.agent_id, end_reason: 'released', note: 'the subagent stopped (SubagentStop)', observed_end: true }];
     case 'SessionEnd': {
+      // /clear: background shells survive it (2.1.332) and the new session on this pane takes
+      // them over at its SessionStart (source "clear"); nothing ends here.
+      if (input.reason === 'clear') return [];
       const op: HookOp = { op: 'release_session', session_id: session };
       if (input.reason !== undefined) op.reason = input.reason;
-      return [op];
+      // The session left the pane: no display state of its own may stay behind.
+      return [{ op: 'set_display', session_id: session, state: 'unknown', reason: `session ended (${input.reason ?? 'unknown'})` }, op];
     }
   }
 }

@@ -6,10 +6,31 @@
 // test checks that for every fixture.
 
 /** Events the planner handles (the same list as hookInput's schemas). */
-export const HANDLED_HOOK_EVENTS: readonly string[] = ['SessionStart', 'UserPromptSubmit', 'Notification', 'PostToolUse', 'Stop', 'SubagentStop', 'SessionEnd'];
+export const HANDLED_HOOK_EVENTS: readonly string[] = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'Notification',
+  'PermissionRequest',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'Stop',
+  'StopFailure',
+  'SubagentStart',
+  'SubagentStop',
+  'SessionEnd',
+];
 
-const SUBAGENT_TOOLS = new Set(['Agent', 'Task']);
-const NOTIFICATION_TYPES_WITH_STATE = new Set(['permission_prompt', 'elicitation_dialog', 'idle_prompt']);
+// The same lists as hookInput's notificationState (a unit test checks every fixture agrees).
+const NOTIFICATION_TYPES_WITH_STATE = new Set([
+  'permission_prompt',
+  'worker_permission_prompt',
+  'elicitation_dialog',
+  'elicitation_url_dialog',
+  'agent_needs_input',
+  'elicitation_complete',
+  'elicitation_response',
+  'idle_prompt',
+]);
 
 function field(value: unknown, key: string): unknown {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
@@ -29,15 +50,9 @@ export function hookEventName(payload: unknown, argvEvent: string | undefined): 
 export function carriesNothing(eventName: string, payload: unknown): boolean {
   if (!HANDLED_HOOK_EVENTS.includes(eventName)) return true;
   switch (eventName) {
-    case 'PostToolUse': {
-      const tool = field(payload, 'tool_name');
-      const response = field(payload, 'tool_response');
-      if (tool === 'Bash') return !nonEmptyString(field(response, 'backgroundTaskId'));
-      if (typeof tool === 'string' && SUBAGENT_TOOLS.has(tool)) {
-        return !(field(response, 'status') === 'async_launched' && nonEmptyString(field(response, 'agentId')));
-      }
-      return true;
-    }
+    case 'PostToolUse':
+      // Every matched tool call may end a "blocked" (a permission prompt was answered).
+      return false;
     case 'Notification': {
       const type = field(payload, 'notification_type');
       if (typeof type === 'string') return !NOTIFICATION_TYPES_WITH_STATE.has(type);
@@ -46,7 +61,10 @@ export function carriesNothing(eventName: string, payload: unknown): boolean {
       return !(typeof message === 'string' && (/permission/i.test(message) || /waiting for your input/i.test(message)));
     }
     case 'SubagentStop':
-      return field(payload, 'agent_id') === undefined;
+    case 'SubagentStart':
+      return !nonEmptyString(field(payload, 'agent_id'));
+    case 'SessionEnd':
+      return field(payload, 'reason') === 'clear';
     default:
       return false;
   }

@@ -103,3 +103,32 @@ export function findDescendantRunning(
   }
   return match;
 }
+
+/** `text` as one single-quoted sh word, the way Claude Code quotes a command for `eval`. */
+export function singleQuoted(text: string): string {
+  return `'${text.replace(/'/g, `'"'"'`)}'`;
+}
+
+/**
+ * The process Claude Code spawned for a Bash command. Claude Code (2.1.332) runs every command
+ * as `bash -c '<snapshot> && eval <command, single-quoted> < /dev/null && pwd -P >| <file>'`,
+ * so a command holding a single quote never appears verbatim in any command line: the quoted
+ * form does, in the wrapper shell, whose life is exactly the command's. Matched first; the raw
+ * text (an older spawn form, or a command run some other way) is the fallback.
+ */
+export function findClaudeCodeCommand(
+  pid: number,
+  commandText: string,
+  list: () => ProcessInfo[] = listProcesses,
+  readArgs: (pid: number) => string | null = readCommandLine,
+): ProcessInfo | null {
+  const command = commandText.trim();
+  if (command === '') return null;
+  const table = list();
+  const snapshot = () => table;
+  const evalForm = `eval ${singleQuoted(commandText)}`;
+  for (const info of descendants(pid, snapshot)) {
+    if (readArgs(info.pid)?.includes(evalForm)) return info; // breadth-first: the wrapper itself
+  }
+  return findDescendantRunning(pid, command, snapshot, readArgs);
+}

@@ -20,7 +20,19 @@ import type { JsonObject } from './jsonSettingsFile.ts';
 
 export type SettingsScope = 'user' | 'project' | 'local';
 
-export const HOOKED_EVENTS = ['SessionStart', 'UserPromptSubmit', 'Notification', 'PostToolUse', 'Stop', 'SubagentStop', 'SessionEnd'] as const;
+export const HOOKED_EVENTS = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'Notification',
+  'PermissionRequest',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'Stop',
+  'StopFailure',
+  'SubagentStart',
+  'SubagentStop',
+  'SessionEnd',
+] as const;
 export type HookedEvent = (typeof HOOKED_EVENTS)[number];
 
 /** PostToolUse matters only for backgrounded Bash and background subagents. */

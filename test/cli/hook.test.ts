@@ -135,7 +135,8 @@ describe('leasehold hook (real processes, real server)', function () {
     await hook('PostToolUse', hookFixture('post-tool-use-bash-background', { session_id: first }));
     assert.equal((await leases(first))[0]?.state, 'active');
 
-    await hook('SessionStart', hookFixture('session-start', { session_id: second, source: 'clear' }), { LEASEHOLD_PANE: paneName });
+    // A new Claude Code process on the pane (source "startup"); /clear is the one hand-over (below).
+    await hook('SessionStart', hookFixture('session-start', { session_id: second, source: 'startup' }), { LEASEHOLD_PANE: paneName });
     assert.equal((await session(second)).pane, paneName);
     assert.deepEqual(await leases(second), [], 'the new session holds nothing');
     assert.equal((await leases(first))[0]?.state, 'ended', "the earlier session's lease ended with the reuse");
@@ -209,7 +210,22 @@ describe('leasehold hook (real processes, real server)', function () {
     assert.equal(ended.end_reason, 'released');
   });
 
-  it('does not wait for EOF: a SessionEnd whose stdin Claude Code leaves open (/clear) is applied and the hook exits', async () => {
+  it('after /clear the new session takes over the live leases of the one it replaced: one job, one lease', async () => {
+    const paneName = unique('pane');
+    const first = unique('s');
+    const second = unique('s');
+    await hook('SessionStart', hookFixture('session-start', { session_id: first }), { LEASEHOLD_PANE: paneName });
+    await hook('PostToolUse', hookFixture('post-tool-use-bash-background', { session_id: first }));
+    const [lease] = await leases(first);
+    await hook('SessionEnd', hookFixture('session-end', { session_id: first, reason: 'clear' }), { LEASEHOLD_PANE: paneName });
+    await hook('SessionStart', hookFixture('session-start', { session_id: second, source: 'clear' }), { LEASEHOLD_PANE: paneName });
+    const carried = await leases(second);
+    assert.deepEqual(carried.map((view) => [view.lease_id, view.state]), [[lease!.lease_id, 'active']]);
+    await hook('Stop', hookFixture('stop-task-running', { session_id: second }));
+    assert.equal((await pane(paneName)).leases.filter((view) => view.job_ref === lease!.job_ref).length, 1, 'the listing keeps the carried lease, no second one');
+  });
+
+  it('does not wait for EOF: a SessionEnd whose stdin Claude Code leaves open is applied and the hook exits', async () => {
     const id = unique('s');
     const paneName = unique('pane');
     await hook('SessionStart', hookFixture('session-start', { session_id: id }), { LEASEHOLD_PANE: paneName });
@@ -222,7 +238,7 @@ describe('leasehold hook (real processes, real server)', function () {
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    child.stdin.write(JSON.stringify(hookFixture('session-end', { session_id: id, reason: 'clear' })));
+    child.stdin.write(JSON.stringify(hookFixture('session-end', { session_id: id, reason: 'other' })));
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     try {
       assert.equal(await exited, 0, 'the hook exits on its own, with stdin still open');

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HOOKED_EVENTS } from '../../src/claude/settingsInstaller.ts';
 import { runCli } from '../support/cli.ts';
 import { tempDir } from '../support/storage.ts';
 
@@ -60,7 +61,7 @@ describe('leasehold hooks / mcp-config (real processes)', function () {
     const status = await runCli(['hooks', 'status', '--json'], { env: env() });
     assert.equal(status.code, 0, status.stderr);
     assert.deepEqual(JSON.parse(status.stdout).missing, []);
-    assert.equal(JSON.parse(status.stdout).installed.length, 7);
+    assert.equal(JSON.parse(status.stdout).installed.length, HOOKED_EVENTS.length);
 
     const removed = await runCli(['hooks', 'uninstall', '--json'], { env: env() });
     assert.equal(removed.code, 0, removed.stderr);

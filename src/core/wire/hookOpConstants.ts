@@ -5,7 +5,8 @@
 export const HOOK_JOB_TYPES = ['shell', 'subagent', 'monitor', 'workflow'] as const;
 export type HookJobType = (typeof HOOK_JOB_TYPES)[number];
 
-export const HOOK_DISPLAY_STATES = ['working', 'blocked', 'idle', 'done'] as const;
+// 'unknown': what a session leaves behind when it ends (no session drives the pane any more).
+export const HOOK_DISPLAY_STATES = ['working', 'blocked', 'idle', 'done', 'unknown'] as const;
 export type HookDisplayState = (typeof HOOK_DISPLAY_STATES)[number];
 
 /** No declared lease from a hook asks for more than this; the server's hard max clamps again. */

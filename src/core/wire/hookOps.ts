@@ -52,6 +52,8 @@ export const SetDisplayOpSchema = z.strictObject({
   session_id: SessionId,
   state: z.enum(HOOK_DISPLAY_STATES),
   reason: Text,
+  /** Only when the pane currently shows this state (e.g. leave "blocked" once a tool ran). */
+  if_state: z.enum(HOOK_DISPLAY_STATES).optional(),
 });
 
 export const AcquireOpSchema = z.strictObject({
@@ -64,6 +66,8 @@ export const AcquireOpSchema = z.strictObject({
   description: Text.optional(),
   /** The launched process, when the hook found it; the server then holds the lease on it. */
   pid_hint: ProcessHintSchema.optional(),
+  /** Only for a job_ref this session held a lease on before (a resumed background agent). */
+  only_if_known: z.literal(true).optional(),
 });
 
 export const ReconcileOpSchema = z.strictObject({
@@ -82,6 +86,10 @@ export const ReleaseOpSchema = z.strictObject({
   session_id: SessionId,
   job_ref: JobRef,
   end_reason: z.literal('released'),
+  /** Why, for the ledger (e.g. "task killed (task-notification)"). */
+  note: z.string().max(200).optional(),
+  /** The end itself was observed (SubagentStop, a task-notification), not inferred. */
+  observed_end: z.literal(true).optional(),
 });
 
 export const ReleaseSessionOpSchema = z.strictObject({

@@ -197,15 +197,15 @@ export class HookEventService {
   private applyOp(op: HookOp): Promise<Detail | undefined> {
     switch (op.op) {
       case 'bind_session':
-        return this.bindSession(op.session_id, op.pane_hint);
+        return this.bindSession(op.session_id, op.pane_hint, op.source);
       case 'set_display':
-        return this.setDisplay(op.session_id, op.state);
+        return this.setDisplay(op.session_id, op.state, op.if_state);
       case 'acquire':
         return this.acquire(op);
       case 'reconcile':
         return this.reconcile(op);
       case 'release':
-        return this.release(op.session_id, op.job_ref, 'released: the subagent stopped (SubagentStop)');
+        return this.release(op.session_id, op.job_ref, `released: ${op.note ?? 'the subagent stopped (SubagentStop)'}`);
       case 'release_session':
         return this.releaseSession(op.session_id, op.reason);
     }
@@ -238,26 +238,41 @@ export class HookEventService {
     );
   }
 
-  private async bindSession(sessionId: string, hint: PaneHint): Promise<Detail> {
+  private async bindSession(sessionId: string, hint: PaneHint, source: string | undefined): Promise<Detail> {
     const found = await this.findPane(hint);
     const pane = await this.waitLeases.getPane(found.name);
     // A new session on a reused pane starts a new binding: the earlier session's leases on this
-    // pane end here (its hooks will never reconcile them again) and are never handed over.
+    // pane end here (its hooks will never reconcile them again). Except after /clear (source
+    // "clear"): the same Claude Code process goes on, its background jobs survive and the new
+    // session's Stop lists them, so their leases are handed over, still held on their pids.
     const released: string[] = [];
+    const carried: string[] = [];
+    const binding = await this.waitLeases.bindSession(pane.name, sessionId);
     for (const earlier of await this.waitLeases.store.sessionsOf(pane.name, pane.generation)) {
       if (earlier === sessionId) continue;
-      released.push(...(await this.waitLeases.releaseSession(earlier, `pane ${pane.name} reused by session ${sessionId}`)).released);
+      if (source === 'clear') carried.push(...(await this.waitLeases.carrySessionLeases(earlier, sessionId)).carried);
+      else released.push(...(await this.waitLeases.releaseSession(earlier, `pane ${pane.name} reused by session ${sessionId}`)).released);
     }
-    const binding = await this.waitLeases.bindSession(pane.name, sessionId);
-    return { pane: binding.pane, generation: binding.generation, via: found.via, ...(found.depth !== undefined ? { depth: found.depth } : {}), released_previous: released };
+    return {
+      pane: binding.pane,
+      generation: binding.generation,
+      via: found.via,
+      ...(found.depth !== undefined ? { depth: found.depth } : {}),
+      released_previous: released,
+      ...(carried.length > 0 ? { carried_previous: carried } : {}),
+    };
   }
 
   private async paneOf(sessionId: string): Promise<string> {
     return (await this.waitLeases.getSession(sessionId)).pane;
   }
 
-  private async setDisplay(sessionId: string, state: string): Promise<Detail> {
+  private async setDisplay(sessionId: string, state: string, ifState: string | undefined): Promise<Detail> {
     const pane = await this.paneOf(sessionId);
+    if (ifState !== undefined) {
+      const current = (await this.waitLeases.getPane(pane)).display_state;
+      if (current !== ifState) return { pane, state: current, unchanged: true };
+    }
     await this.waitLeases.setDisplayState(pane, state);
     return { pane, state };
   }
@@ -274,6 +289,11 @@ export class HookEventService {
   private async acquire(op: Extract<HookOp, { op: 'acquire' }>): Promise<Detail> {
     const existing = (await this.liveLeases(op.session_id)).get(op.job_ref);
     if (existing) return { lease_id: existing.lease_id, existing: true };
+    if (op.only_if_known) {
+      // A resumed background agent: only a job this session declared before gets a lease again.
+      const known = (await this.waitLeases.listLeases({ sessionId: op.session_id })).some((view) => view.job_ref === op.job_ref);
+      if (!known) return { job_ref: op.job_ref, acquired: false, unknown_job: true };
+    }
     return this.grant(op.session_id, op.job_ref, op.job_type, op.ttl_ms, op.description, op.pid_hint);
   }
 

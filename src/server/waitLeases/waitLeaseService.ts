@@ -193,6 +193,16 @@ export class WaitLeaseService {
     return { session_id: binding.sessionId, pane: binding.pane, generation: binding.generation };
   }
 
+  /**
+   * Hands a session's live leases to the session that replaced it on the same pane (Claude
+   * Code's /clear: background jobs survive it and the new session's Stop lists them). The
+   * leases keep their observers and expiry: one job, one lease, one ledger row.
+   */
+  async carrySessionLeases(fromSession: string, toSession: string): Promise<{ carried: string[] }> {
+    const carried = await this.store.transaction((tx) => this.store.carrySessionLeases(tx, fromSession, toSession, this.clock.read().wallMs));
+    return { carried };
+  }
+
   async getSession(sessionId: string): Promise<SessionBindingWire> {
     const binding = await this.store.getSession(sessionId);
     if (!binding) throw new LeaseholdError('not_found', `session "${sessionId}" is not bound to a pane`, { field: 'session_id' });

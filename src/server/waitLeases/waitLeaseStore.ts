@@ -388,6 +388,15 @@ export class WaitLeaseStore {
     return row && { sessionId: row.session_id, pane: row.pane, generation: Number(row.generation), boundAt: Number(row.bound_at) };
   }
 
+  /** Hands the live leases of one session to another (same pane and generation); returns their ids. */
+  async carrySessionLeases(tx: SqlExecutor, fromSession: string, toSession: string, now: number): Promise<string[]> {
+    const rows = await tx.all<{ id: string }>("SELECT id FROM wait_leases WHERE session_id = ? AND state <> 'ended'", [fromSession]);
+    if (rows.length > 0) {
+      await tx.run("UPDATE wait_leases SET session_id = ?, version = version + 1, updated_at = ? WHERE session_id = ? AND state <> 'ended'", [toSession, now, fromSession]);
+    }
+    return rows.map((row) => row.id);
+  }
+
   async sessionsOf(pane: string, generation: number): Promise<string[]> {
     const rows = await this.db.all<{ session_id: string }>('SELECT session_id FROM pane_sessions WHERE pane = ? AND generation = ? ORDER BY bound_at', [pane, generation]);
     return rows.map((row) => row.session_id);

@@ -4,6 +4,7 @@ import {
   DEFAULT_HOOK_SETTINGS,
   parseHookInput,
   planHookActions,
+  parseTaskNotification,
   resolveHookSettings,
   RUNNING_EVIDENCE,
 } from '../../../src/claude/hookInput.ts';
@@ -21,8 +22,13 @@ function handled(name: string): HookInput {
   return (parsed as { input: HookInput }).input;
 }
 
+/** Every PostToolUse ends with "back to working if blocked" (tested on its own below); the lease ops are the rest. */
+function withoutBackToWorking(ops: HookOp[]): HookOp[] {
+  return ops.filter((op) => !(op.op === 'set_display' && op.if_state === 'blocked'));
+}
+
 function plan(name: string, context: HookContext = {}, settings = DEFAULT_HOOK_SETTINGS): HookOp[] {
-  return planHookActions(handled(name), settings, context);
+  return withoutBackToWorking(planHookActions(handled(name), settings, context));
 }
 
 describe('parseHookInput', () => {
@@ -68,7 +74,7 @@ describe('parseHookInput', () => {
 
   it('a Bash or Agent response of another shape plans nothing rather than failing', () => {
     const post = (tool_name: string, tool_response: unknown, tool_input: unknown = {}) =>
-      planHookActions((parseHookInput({ hook_event_name: 'PostToolUse', session_id: SESSION, tool_name, tool_input, tool_response }) as { input: HookInput }).input);
+      withoutBackToWorking(planHookActions((parseHookInput({ hook_event_name: 'PostToolUse', session_id: SESSION, tool_name, tool_input, tool_response }) as { input: HookInput }).input));
     assert.deepEqual(post('Bash', { backgroundTaskId: 42 }), []);
     assert.deepEqual(post('Agent', { status: 'async_launched', agentId: 'a1', isAsync: 'yes' }), []);
     // A tool_input of another shape only loses the description.
@@ -173,7 +179,7 @@ describe('planHookActions', () => {
 
   it('a foreground subagent (finished when the tool returns) acquires nothing', () => {
     const input = handled('post-tool-use-agent-background') as Record<string, unknown>;
-    const ops = planHookActions({ ...input, tool_response: { status: 'completed', agentId: 'a1', content: [] } } as HookInput);
+    const ops = withoutBackToWorking(planHookActions({ ...input, tool_response: { status: 'completed', agentId: 'a1', content: [] } } as HookInput));
     assert.deepEqual(ops, []);
   });
 
@@ -221,11 +227,62 @@ describe('planHookActions', () => {
   });
 
   it('SubagentStop releases that subagent lease', () => {
-    assert.deepEqual(plan('subagent-stop'), [{ op: 'release', session_id: SESSION, job_ref: 'a9120695e511e34a9', end_reason: 'released' }]);
+    assert.deepEqual(plan('subagent-stop'), [
+      { op: 'release', session_id: SESSION, job_ref: 'a9120695e511e34a9', end_reason: 'released', note: 'the subagent stopped (SubagentStop)', observed_end: true },
+    ]);
   });
 
-  it('SessionEnd releases every lease of the session', () => {
-    assert.deepEqual(plan('session-end'), [{ op: 'release_session', session_id: SESSION, reason: 'prompt_input_exit' }]);
+  it('SessionEnd releases every lease of the session and leaves no display state of its own', () => {
+    assert.deepEqual(plan('session-end'), [
+      { op: 'set_display', session_id: SESSION, state: 'unknown', reason: 'session ended (prompt_input_exit)' },
+      { op: 'release_session', session_id: SESSION, reason: 'prompt_input_exit' },
+    ]);
+  });
+
+  it('SessionEnd after /clear ends nothing: the jobs go on and the next session takes them over', () => {
+    assert.deepEqual(planHookActions({ ...handled('session-end'), reason: 'clear' } as HookInput), []);
+  });
+
+  it('any tool that ran after a permission prompt takes the pane back from blocked to working (and only from blocked)', () => {
+    const ops = planHookActions(handled('post-tool-use-bash-foreground'));
+    assert.deepEqual(ops, [{ op: 'set_display', session_id: SESSION, state: 'working', reason: 'tool ran', if_state: 'blocked' }]);
+    const denied = planHookActions((parseHookInput({ hook_event_name: 'PostToolUseFailure', session_id: SESSION, tool_name: 'Edit' }) as { input: HookInput }).input);
+    assert.deepEqual(denied, [{ op: 'set_display', session_id: SESSION, state: 'working', reason: 'tool answered', if_state: 'blocked' }]);
+  });
+
+  it('PermissionRequest and every notification type that waits on the human read blocked; answered dialogs read working; others change nothing', () => {
+    const permission = planHookActions((parseHookInput({ hook_event_name: 'PermissionRequest', session_id: SESSION, tool_name: 'Bash' }) as { input: HookInput }).input);
+    assert.equal((permission[0] as { state: string }).state, 'blocked');
+    const stateFor = (notification_type: string) => {
+      const ops = planHookActions((parseHookInput({ hook_event_name: 'Notification', session_id: SESSION, notification_type, message: 'x' }) as { input: HookInput }).input);
+      return ops.length === 0 ? null : (ops[0] as { state: string }).state;
+    };
+    for (const type of ['permission_prompt', 'worker_permission_prompt', 'elicitation_dialog', 'elicitation_url_dialog', 'agent_needs_input']) assert.equal(stateFor(type), 'blocked', type);
+    for (const type of ['elicitation_complete', 'elicitation_response']) assert.equal(stateFor(type), 'working', type);
+    assert.equal(stateFor('idle_prompt'), 'idle');
+    for (const type of ['auth_success', 'agent_completed', 'push_notification', 'plugin_notification', 'computer_use_exit', 'auth_storage_failure', 'brand_new_type']) assert.equal(stateFor(type), null, type);
+  });
+
+  it('StopFailure ends the turn like Stop (the display leaves working) and reconciles a listing when one comes', () => {
+    const failed = planHookActions((parseHookInput({ hook_event_name: 'StopFailure', session_id: SESSION, error: 'unknown', last_assistant_message: 'API Error: 400' }) as { input: HookInput }).input);
+    assert.deepEqual(failed, [{ op: 'set_display', session_id: SESSION, state: 'idle', reason: 'turn failed (StopFailure)' }]);
+    const listed = planHookActions((parseHookInput({ hook_event_name: 'StopFailure', session_id: SESSION, background_tasks: [] }) as { input: HookInput }).input);
+    assert.equal(listed[1]?.op, 'reconcile');
+  });
+
+  it('a <task-notification> prompt releases that task with its status, as an observed end', () => {
+    const prompt = '<task-notification>\n<task-id>b4x9k2</task-id>\n<tool-use-id>toolu_1</tool-use-id>\n<status>killed</status>\n<summary>Background command stopped</summary>\n</task-notification>';
+    const ops = planHookActions((parseHookInput({ hook_event_name: 'UserPromptSubmit', session_id: SESSION, prompt }) as { input: HookInput }).input);
+    assert.deepEqual(ops[1], { op: 'release', session_id: SESSION, job_ref: 'b4x9k2', end_reason: 'released', note: 'task killed (task-notification)', observed_end: true });
+    assert.deepEqual(parseTaskNotification('just a prompt'), undefined);
+  });
+
+  it('SubagentStart re-acquires only a background agent this session declared before (a resumed agent)', () => {
+    const ops = planHookActions((parseHookInput({ hook_event_name: 'SubagentStart', session_id: SESSION, agent_id: 'a77', agent_type: 'general-purpose' }) as { input: HookInput }).input);
+    assert.equal(ops.length, 1);
+    assert.equal(ops[0]?.op, 'acquire');
+    assert.equal((ops[0] as { only_if_known?: boolean }).only_if_known, true);
+    assert.equal((ops[0] as { job_ref: string }).job_ref, 'a77');
   });
 
   it('uses per-job-type TTLs from settings', () => {
