@@ -13,6 +13,7 @@ import type { DeliveryOptions, DeliveryOutcome } from './hookDelivery.ts';
 import type { HookLog } from './hookLog.ts';
 import { loadHookSettings } from './hookSettings.ts';
 import { newEventId } from './spool.ts';
+import { fitHookEvent } from './hookFit.ts';
 
 export interface HookRun {
   /** Parsed stdin (undefined when it was not JSON). */
@@ -84,12 +85,14 @@ export async function runHookEvent(run: HookRun): Promise<HookRunResult> {
   const selfPid = run.pid ?? process.pid;
   const ops = planHookActions(parsed.input, settings, buildContext(parsed.input, run, selfPid));
   if (ops.length === 0) return { ops };
-  const event: HookEvent = { id: newEventId(), ops };
+  // Over-long text is cut to what the server accepts: the event is never dropped for it.
+  const { event, cut } = fitHookEvent({ id: newEventId(), ops } satisfies HookEvent);
+  if (cut.length > 0) run.log('info', `cut over-long fields to the server's limits: ${[...new Set(cut)].join(', ')}`, { event: parsed.input.hook_event_name });
   const outcome = await deliverHookEvent(event, { runtimeDir: run.runtimeDir, log: run.log, ...run.delivery });
   if (outcome.kind === 'spooled') {
     run.log('warn', `server unreachable after ${outcome.attempts} attempt(s) (${outcome.lastError}); spooled event ${event.id}`, { event: parsed.input.hook_event_name });
   } else if (outcome.kind === 'refused') {
     run.log('error', `server refused event ${event.id} with HTTP ${outcome.status}: ${outcome.text.slice(0, 500)}`, { ops });
   }
-  return { ops, event, outcome };
+  return { ops: event.ops, event, outcome };
 }

@@ -225,6 +225,23 @@ describe('leasehold hook (real processes, real server)', function () {
     assert.equal((await pane(paneName)).leases.filter((view) => view.job_ref === lease!.job_ref).length, 1, 'the listing keeps the carried lease, no second one');
   });
 
+  it('an over-long background command and a Stop over 64 KiB are cut to the server\'s limits, never dropped (issue 10 item 3)', async () => {
+    const id = unique('s');
+    const paneName = unique('pane');
+    await hook('SessionStart', hookFixture('session-start', { session_id: id }), { LEASEHOLD_PANE: paneName });
+    const long = hookFixture('post-tool-use-bash-background', { session_id: id });
+    (long.tool_input as Record<string, unknown>) = { command: `echo ${'x'.repeat(9000)}`, run_in_background: true };
+    await hook('PostToolUse', long);
+    const [lease] = await leases(id);
+    assert.equal(lease?.state, 'active', 'the long command still gets its lease');
+    const tasks = Array.from({ length: 60 }, (_, index) => ({ id: index === 0 ? lease!.job_ref : `b${index}`, type: 'shell', status: 'running', description: 'z'.repeat(3000) }));
+    await hook('UserPromptSubmit', hookFixture('user-prompt-submit', { session_id: id }));
+    assert.equal((await pane(paneName)).display_state, 'working');
+    await hook('Stop', { ...hookFixture('stop-task-running', { session_id: id }), background_tasks: tasks });
+    assert.equal((await pane(paneName)).display_state, 'idle', 'the Stop was applied');
+    assert.equal((await leases(id)).filter((view) => view.state !== 'ended').length, 60, 'every listed task holds a lease');
+  });
+
   it('does not wait for EOF: a SessionEnd whose stdin Claude Code leaves open is applied and the hook exits', async () => {
     const id = unique('s');
     const paneName = unique('pane');

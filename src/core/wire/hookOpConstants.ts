@@ -17,3 +17,14 @@ export const RUNNING_EVIDENCE = 'listed as running in background_tasks';
 
 /** Event ids as spool.newEventId makes them: filename-safe, time-ordered. */
 export const HOOK_EVENT_ID_PATTERN = /^[0-9A-Za-z][0-9A-Za-z._-]{0,199}$/;
+
+/** The longest free text an op may carry (descriptions, display reasons); the server cuts again. */
+export const HOOK_TEXT_MAX = 4000;
+/** The longest release note. */
+export const HOOK_NOTE_MAX = 200;
+/** The longest SessionStart source and task status. */
+export const HOOK_LABEL_MAX = 100;
+/** The longest cwd. */
+export const HOOK_PATH_MAX = 4096;
+/** The largest event body the server accepts (its request body limit, MAX_BODY_BYTES). */
+export const HOOK_EVENT_MAX_BYTES = 64 * 1024;

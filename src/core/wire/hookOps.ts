@@ -7,7 +7,7 @@
 // rather than ignored. The hook itself imports only the types from here, and its constants
 // from hookOpConstants.ts (no zod at hook run time; test/unit/claude/hookBundle.test.ts checks).
 import { z } from 'zod';
-import { HOOK_DISPLAY_STATES, HOOK_EVENT_ID_PATTERN, HOOK_JOB_TYPES, MAX_HOOK_TTL_MS, RUNNING_EVIDENCE } from './hookOpConstants.ts';
+import { HOOK_DISPLAY_STATES, HOOK_EVENT_ID_PATTERN, HOOK_JOB_TYPES, HOOK_LABEL_MAX, HOOK_NOTE_MAX, HOOK_PATH_MAX, HOOK_TEXT_MAX, MAX_HOOK_TTL_MS, RUNNING_EVIDENCE } from './hookOpConstants.ts';
 
 export { HOOK_DISPLAY_STATES, HOOK_EVENT_ID_PATTERN, HOOK_JOB_TYPES, MAX_HOOK_TTL_MS, RUNNING_EVIDENCE };
 export type { HookDisplayState, HookJobType } from './hookOpConstants.ts';
@@ -15,7 +15,7 @@ export type { HookDisplayState, HookJobType } from './hookOpConstants.ts';
 const SessionId = z.string().min(1).max(200);
 const JobRef = z.string().min(1).max(200);
 // Descriptions come from commands and prompts; the server cuts them to the lease's own limit.
-const Text = z.string().max(4000);
+const Text = z.string().max(HOOK_TEXT_MAX);
 
 export const ProcessHintSchema = z.strictObject({
   pid: z.int().positive(),
@@ -42,8 +42,8 @@ export type ReconcileRunning = z.infer<typeof ReconcileRunningSchema>;
 export const BindSessionOpSchema = z.strictObject({
   op: z.literal('bind_session'),
   session_id: SessionId,
-  source: z.string().max(100).optional(),
-  cwd: z.string().max(4096).optional(),
+  source: z.string().max(HOOK_LABEL_MAX).optional(),
+  cwd: z.string().max(HOOK_PATH_MAX).optional(),
   pane_hint: PaneHintSchema,
 });
 
@@ -76,7 +76,7 @@ export const ReconcileOpSchema = z.strictObject({
   /** Keep (renew) or acquire each, with the listing as evidence. */
   running: z.array(ReconcileRunningSchema).max(1000),
   /** Listed with a status that is not running or pending: release. */
-  finished: z.array(z.strictObject({ job_ref: JobRef, status: z.string().max(100) })).max(1000),
+  finished: z.array(z.strictObject({ job_ref: JobRef, status: z.string().max(HOOK_LABEL_MAX) })).max(1000),
   /** Release every other declared lease of this session: its task is no longer listed. */
   release_unlisted: z.literal(true),
 });
@@ -87,7 +87,7 @@ export const ReleaseOpSchema = z.strictObject({
   job_ref: JobRef,
   end_reason: z.literal('released'),
   /** Why, for the ledger (e.g. "task killed (task-notification)"). */
-  note: z.string().max(200).optional(),
+  note: z.string().max(HOOK_NOTE_MAX).optional(),
   /** The end itself was observed (SubagentStop, a task-notification), not inferred. */
   observed_end: z.literal(true).optional(),
 });
@@ -95,7 +95,7 @@ export const ReleaseOpSchema = z.strictObject({
 export const ReleaseSessionOpSchema = z.strictObject({
   op: z.literal('release_session'),
   session_id: SessionId,
-  reason: z.string().max(200).optional(),
+  reason: z.string().max(HOOK_NOTE_MAX).optional(),
 });
 
 export const HookOpSchema = z.discriminatedUnion('op', [
