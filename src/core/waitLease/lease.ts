@@ -480,6 +480,27 @@ export function orphan(record: WaitLeaseRecord, input: { paneGeneration: number;
   return { ...swept, state: 'ended', endReason: 'orphaned', expiredBy: null, endedAt: instantOf(input.now) };
 }
 
+/**
+ * Ends a lease whose job's end was NOT observed (its session left, or a listing stopped naming
+ * it): the wait is over for the pane, but when the job ended is not known, so the ledger must
+ * not call the measured time exact. Recorded as `orphaned` (censoring `unknown`) with the
+ * reason as its note; `released` (exact) is kept for ends that were seen (a pid exit, a
+ * task-notification, SubagentStop, a listing with a finished status). Same object when ended.
+ */
+export function endUnobserved(record: WaitLeaseRecord, input: { reason: string; now: ClockReading }): LeaseOutcome {
+  const swept = expireIfDue(record, input.now);
+  if (swept.state === 'ended') {
+    return refused(
+      new LeaseholdError('LEASE_ENDED', `wait-lease ${record.id} had already ended (${swept.endReason})`, { field: 'lease_id', details: { end_reason: swept.endReason } }),
+      record,
+      swept,
+    );
+  }
+  const note = input.reason.length <= RELEASE_NOTE_MAX_LENGTH ? input.reason : `${input.reason.slice(0, RELEASE_NOTE_MAX_LENGTH - 1)}…`;
+  const next: WaitLeaseRecord = { ...swept, state: 'ended', endReason: 'orphaned', expiredBy: null, endedAt: instantOf(input.now), releaseNote: note };
+  return { ok: true, record: next, changed: true };
+}
+
 /** The target could not be verified: stop trusting renewals from the hold loop. Only an active lease degrades. */
 export function degrade(record: WaitLeaseRecord, input: { reason: string; now: ClockReading }): WaitLeaseRecord {
   const swept = expireIfDue(record, input.now);

@@ -28,6 +28,7 @@ import { replaySpool } from '../../runtime/spool.ts';
 import type { ReplayResult, SpooledEvent } from '../../runtime/spool.ts';
 import type { Db } from '../db/sql.ts';
 import type { WaitLeaseService } from '../waitLeases/waitLeaseService.ts';
+import { isSameProcess } from '../observe/processInfo.ts';
 
 export interface HookEventLogger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -251,7 +252,7 @@ export class HookEventService {
     for (const earlier of await this.waitLeases.store.sessionsOf(pane.name, pane.generation)) {
       if (earlier === sessionId) continue;
       if (source === 'clear') carried.push(...(await this.waitLeases.carrySessionLeases(earlier, sessionId)).carried);
-      else released.push(...(await this.waitLeases.releaseSession(earlier, `pane ${pane.name} reused by session ${sessionId}`)).released);
+      else released.push(...(await this.endSessionLeases(earlier, `pane ${pane.name} reused by session ${sessionId}`)).ended);
     }
     return {
       pane: binding.pane,
@@ -328,9 +329,14 @@ export class HookEventService {
     return { lease_id: grant.lease_id, held: false, expires_in_ms: grant.expires_in_ms, ...(holdError ? { hold_refused: holdError } : {}) };
   }
 
-  private async endLease(leaseId: string, reason: string): Promise<boolean> {
+  /**
+   * Ends a lease. `observed`: the job's end was seen (ledger `released`, censoring exact);
+   * otherwise the end is inferred and the ledger says so (`orphaned`, censoring unknown).
+   */
+  private async endLease(leaseId: string, reason: string, observed = true): Promise<boolean> {
     try {
-      await this.waitLeases.releaseByOwner(leaseId, reason);
+      if (observed) await this.waitLeases.releaseByOwner(leaseId, reason);
+      else await this.waitLeases.endUnobservedByOwner(leaseId, reason);
       return true;
     } catch (error) {
       if (error instanceof LeaseholdError && (error.code === 'LEASE_ENDED' || error.code === 'not_found')) return false;
@@ -377,7 +383,8 @@ export class HookEventService {
     }
     for (const [jobRef, lease] of live) {
       if (listed.has(jobRef) || lease.kind !== 'declared') continue;
-      if (await this.endLease(lease.lease_id, 'released: task no longer listed in Stop background_tasks')) released.push(jobRef);
+      // Gone from the listing: it ended at some unobserved time since the last look.
+      if (await this.endLease(lease.lease_id, 'ended unobserved: task no longer listed in Stop background_tasks', false)) released.push(jobRef);
     }
     return { kept, acquired, released, ...(failed.length ? { failed } : {}) };
   }
@@ -389,7 +396,26 @@ export class HookEventService {
   }
 
   private async releaseSession(sessionId: string, reason: string | undefined): Promise<Detail> {
-    const { released } = await this.waitLeases.releaseSession(sessionId, `session ended${reason ? ` (${reason})` : ''}`);
-    return { released };
+    const { ended, held } = await this.endSessionLeases(sessionId, `session ended${reason ? ` (${reason})` : ''}`);
+    return { released: ended, ...(held.length > 0 ? { still_held: held } : {}) };
+  }
+
+  /**
+   * The session left the pane. A lease held on a process that still runs stays (the job goes
+   * on, e.g. under pid 1 after "move to background"; the hold loop ends it, exactly, when the
+   * process exits). Every other lease ends, as unobserved: nobody saw its job end.
+   */
+  private async endSessionLeases(sessionId: string, reason: string): Promise<{ ended: string[]; held: string[] }> {
+    const ended: string[] = [];
+    const held: string[] = [];
+    for (const lease of (await this.liveLeases(sessionId)).values()) {
+      const observer = lease.observer as { kind: string; pid?: number; start_time?: string };
+      if (observer.kind === 'pid' && observer.pid !== undefined && observer.start_time !== undefined && isSameProcess(observer.pid, observer.start_time)) {
+        held.push(lease.lease_id);
+        continue;
+      }
+      if (await this.endLease(lease.lease_id, `ended unobserved: ${reason}`, false)) ended.push(lease.lease_id);
+    }
+    return { ended, held };
   }
 }

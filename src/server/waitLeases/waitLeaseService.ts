@@ -18,6 +18,7 @@ import {
   leaseAt,
   lowerCeiling as lowerLeaseCeiling,
   markUnknown,
+  endUnobserved,
   orphan,
   release as releaseLease,
   remainingMsAt,
@@ -356,6 +357,12 @@ export class WaitLeaseService {
   async releaseByOwner(leaseId: string, reason?: string): Promise<ReleaseResponse> {
     await this.transition(leaseId, (record, now) => releaseLease(record, { tokenHash: record.tokenHash, reason: reason ?? 'released by its owner', now }), 'released');
     return { lease_id: leaseId, end_reason: 'released' };
+  }
+
+  /** Ends a lease whose job's end was not observed (ledger censoring `unknown`, not `exact`); see core endUnobserved. */
+  async endUnobservedByOwner(leaseId: string, reason: string): Promise<{ lease_id: string; end_reason: 'orphaned' }> {
+    await this.transition(leaseId, (record, now) => endUnobserved(record, { reason, now }), 'orphaned');
+    return { lease_id: leaseId, end_reason: 'orphaned' };
   }
 
   async lowerCeiling(leaseId: string, token: string, authorizedUntil: number): Promise<LowerCeilingResponse> {
