@@ -7,7 +7,11 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  // The fenced verbs' refusals (src/core/claimRefusal.ts): each says what actually happened.
   lease_lapsed: 409,
+  held_by_other: 409,
+  wrong_claim_epoch: 409,
+  claim_ended: 409,
   payload_too_large: 413,
   rate_limited: 429,
   unavailable: 503,

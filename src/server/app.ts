@@ -15,7 +15,7 @@ import { WriteRateLimiter, type RateLimitOptions } from './http/rateLimit.ts';
 import { createRequestListener } from './http/requestListener.ts';
 import { Router } from './http/router.ts';
 import { claimRoutes } from './http/routes/claimRoutes.ts';
-import { McpGateway } from './mcp/mcpGateway.ts';
+import { McpGateway, type McpSessionLimits } from './mcp/mcpGateway.ts';
 import { waitLeaseToolRegistrar } from './mcp/waitLeaseTools.ts';
 import { waitLeaseRoutes } from './http/routes/waitLeaseRoutes.ts';
 import { hookEventRoutes } from './http/routes/hookEventRoutes.ts';
@@ -76,6 +76,8 @@ export interface LeaseServerConfig {
   processReader?: ProcessReader;
   /** How often the Claude Code hook spool is replayed (default 2 s; also once at start). */
   hookReplayIntervalMs?: number;
+  /** MCP session bounds: idle expiry and caps (defaults in DEFAULT_MCP_SESSION_LIMITS). */
+  mcpSessions?: McpSessionLimits;
 }
 
 export interface LeaseServer {
@@ -183,6 +185,7 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       bus,
       version: LEASEHOLD_VERSION,
       registrars: [waitLeaseToolRegistrar(waitLeases)],
+      limits: config.mcpSessions,
       onError: (error) => logger.error('mcp failed', { error: String(error) }),
     });
     cleanups.push(() => mcp.close());

@@ -121,6 +121,7 @@ for (const target of storageTargets) {
         ]) {
           const error = await rejection(attempt());
           assert.equal(error.code, 'lease_lapsed');
+          assert.match(error.message, /lapsed and the reaper requeued the todo; nobody holds it now/);
           assert.match(error.message, /no longer hold/);
         }
       });
@@ -133,10 +134,37 @@ for (const target of storageTargets) {
         const fresh = await t.server.claims.claim(reviewer, todo.id);
         assert.equal(fresh.claim_epoch, stale.claim_epoch + 1);
         const error = await rejection(t.server.claims.complete(plain, todo.id, stale.claim_epoch));
-        assert.equal(error.code, 'lease_lapsed');
-        assert.match(error.message, /claimed again/);
+        assert.equal(error.code, 'held_by_other');
+        assert.match(error.message, /claimed again by another holder/);
         const done = await t.server.claims.complete(reviewer, todo.id, fresh.claim_epoch);
         assert.equal(done.state, 'done');
+      });
+
+      it('each refusal says what happened: reaped, wrong epoch while still held, released, completed', async () => {
+        const todo = await addTodo();
+        const claim = await t.server.claims.claim(plain, todo.id, 600);
+        // The issue's case: complete with epoch 8 while epoch 1 is held is a wrong number, not a loss.
+        const wrong = await rejection(t.server.claims.complete(plain, todo.id, claim.claim_epoch + 7));
+        assert.equal(wrong.code, 'wrong_claim_epoch');
+        assert.match(wrong.message, new RegExp(`still holds it under claim_epoch ${claim.claim_epoch}`));
+        assert.deepEqual([(wrong.details as any).holds_todo, (wrong.details as any).current_claim_epoch], [true, claim.claim_epoch]);
+        assert.equal((await t.server.claimStore.getTodo(todo.id))?.state, 'claimed', 'the refusal changed nothing');
+        await t.server.claims.release(plain, todo.id, claim.claim_epoch);
+        const released = await rejection(t.server.claims.heartbeat(plain, todo.id, claim.claim_epoch));
+        assert.equal(released.code, 'claim_ended');
+        assert.match(released.message, /you released it/);
+
+        const again = await t.server.claims.claim(plain, todo.id, 600);
+        await t.server.claims.complete(plain, todo.id, again.claim_epoch);
+        const completed = await rejection(t.server.claims.complete(plain, todo.id, again.claim_epoch));
+        assert.equal(completed.code, 'claim_ended');
+        assert.match(completed.message, /you already completed it/);
+
+        const other = await addTodo();
+        const held = await t.server.claims.claim(reviewer, other.id, 600);
+        const notMine = await rejection(t.server.claims.heartbeat(plain, other.id, held.claim_epoch));
+        assert.equal(notMine.code, 'held_by_other');
+        assert.doesNotMatch(JSON.stringify(notMine.details), /reviewer|ep_/, "the other holder's identity is not told");
       });
 
       it('a lapsed but not yet reaped lease is refused too', async () => {

@@ -116,7 +116,8 @@ for (const target of storageTargets) {
       assert.equal(beat.value.lease_ttl_seconds, 1800);
       const stale = await session.call('complete', { todo_id: todo.id, claim_epoch: claimed.value.claim_epoch + 1 });
       assert.equal(stale.isError, true);
-      assert.equal(stale.value.error.code, 'lease_lapsed');
+      assert.equal(stale.value.error.code, 'wrong_claim_epoch');
+      assert.equal(stale.value.error.details.holds_todo, true);
       const done = await session.call('complete', { todo_id: todo.id, claim_epoch: claimed.value.claim_epoch });
       assert.equal(done.value.state, 'done');
       const empty = await session.call('claim_next', { queue: 'reviews' });
@@ -159,6 +160,89 @@ for (const target of storageTargets) {
       await watcher.waitForListChanged(1);
       const { tools } = await watcher.client.listTools();
       assert.ok(tools.find((tool) => tool.name === 'claim')?.description?.includes('1200 seconds'));
+    });
+
+    it('each lease result states the lease applied, from where, and a default changed since the session began', async () => {
+      const vended = await t.client.vendEndpoint({ slug: 'reviewer', default_lease_ttl_seconds: 2700 });
+      const [first, second] = [await t.client.createTodo({ queue: 'reviews', title: 'one' }), await t.client.createTodo({ queue: 'reviews', title: 'two' })];
+      const session = await open(vended.token);
+      const claimed = await session.call('claim_next', { queue: 'reviews' });
+      assert.match(claimed.value.lease_note, /^Lease granted 2700 seconds \(45m\) from now, from this endpoint's default; it expires in 45m/);
+      assert.equal(claimed.value.default_changed, undefined, 'nothing changed yet');
+      await t.client.editEndpoint('reviewer', { default_lease_ttl_seconds: 7200 });
+      const beat = await session.call('heartbeat', { todo_id: first.id, claim_epoch: claimed.value.claim_epoch });
+      assert.match(beat.value.lease_note, /runs 7200 seconds \(2h\) from now, from this endpoint's default/);
+      assert.match(beat.value.default_changed, /changed since this session started: from 2700 seconds \(45m, this endpoint's default\) to 7200 seconds \(2h, this endpoint's default\)/);
+      await session.call('set_default_lease', { default_lease_ttl_seconds: null });
+      const perCall = await session.call('claim', { todo_id: second.id, lease_ttl_seconds: 90_000 });
+      assert.match(perCall.value.lease_note, /Lease granted 86400 seconds \(1d\) from now, from the lease_ttl_seconds you passed \(capped at 86400\)/);
+      assert.match(perCall.value.lease_note, /A call without lease_ttl_seconds now gets 300 seconds \(5m, the server default\)/);
+      assert.match(perCall.value.default_changed, /to 300 seconds \(5m, the server default\)/);
+    });
+
+    it('a bare heartbeat after a long per-call claim warns that it shortened the lease; the description says so up front', async () => {
+      const vended = await t.client.vendEndpoint({ slug: 'reviewer', default_lease_ttl_seconds: 2700 });
+      const todo = await t.client.createTodo({ queue: 'reviews', title: 'long' });
+      const session = await open(vended.token);
+      const heartbeat = (await session.client.listTools()).tools.find((tool) => tool.name === 'heartbeat')!;
+      assert.doesNotMatch(heartbeat.description ?? '', /never by less/);
+      assert.match(heartbeat.description ?? '', /even when that is shorter than the lease you hold/);
+      const claimed = await session.call('claim', { todo_id: todo.id, lease_ttl_seconds: 7200 });
+      t.clock.advance(60_000);
+      const bare = await session.call('heartbeat', { todo_id: todo.id, claim_epoch: claimed.value.claim_epoch });
+      assert.equal(bare.isError, false);
+      assert.equal(bare.value.lease_ttl_seconds, 2700, 'the endpoint default applies (ADR-0043 precedence)');
+      assert.match(bare.value.warning, /SHORTENED your lease: it had 1h59m left and now has 45m/);
+      const kept = await session.call('heartbeat', { todo_id: todo.id, claim_epoch: claimed.value.claim_epoch, lease_ttl_seconds: 7200 });
+      assert.equal(kept.value.warning, undefined, 'a per-call heartbeat is the agent asking; no warning');
+      const longer = await session.call('heartbeat', { todo_id: todo.id, claim_epoch: claimed.value.claim_epoch });
+      assert.match(longer.value.warning, /SHORTENED/);
+      const again = await session.call('heartbeat', { todo_id: todo.id, claim_epoch: claimed.value.claim_epoch });
+      assert.equal(again.value.warning, undefined, 'a bare heartbeat that does not shorten says nothing');
+    });
+
+    it('argument refusals carry the envelope: invalid_argument, the field, the value received, the rule; nothing changes', async () => {
+      const vended = await t.client.vendEndpoint({ slug: 'strict', default_lease_ttl_seconds: 600 });
+      const session = await open(vended.token);
+      const low = await session.call('set_default_lease', { default_lease_ttl_seconds: 59 });
+      assert.equal(low.isError, true);
+      assert.equal(low.value.error.code, 'invalid_argument');
+      assert.equal(low.value.error.field, 'default_lease_ttl_seconds');
+      assert.equal(low.value.error.details.received, 59);
+      assert.match(low.value.error.message, /between 60 and 86400 seconds inclusive; out-of-range values are refused, not clamped \(received 59\)/);
+      assert.doesNotMatch(low.value.error.message, /MCP error|-32602/);
+      const cases: Array<[string, Record<string, unknown>, string, unknown]> = [
+        ['claim', { todo_id: 'x', lease_ttl_seconds: 'long' }, 'lease_ttl_seconds', 'long'],
+        ['claim_next', { queue: 'Bad Queue' }, 'queue', 'Bad Queue'],
+        ['heartbeat', { todo_id: 'x', claim_epoch: 1.5 }, 'claim_epoch', 1.5],
+        ['complete', { todo_id: 'x' }, 'claim_epoch', null],
+        ['get_default_lease', { endpoint: 'other' }, 'endpoint', 'other'],
+      ];
+      for (const [tool, args, field, received] of cases) {
+        const refused = await session.call(tool, args);
+        assert.equal(refused.isError, true, tool);
+        assert.deepEqual([refused.value.error.code, refused.value.error.field, refused.value.error.details.received], ['invalid_argument', field, received], tool);
+      }
+      const unknown = await session.call('merge_pr', {});
+      assert.deepEqual([unknown.value.error.code, unknown.value.error.field], ['not_found', 'name']);
+      assert.equal((await t.client.getEndpoint('strict')).default_lease_ttl_seconds, 600, 'refusals changed nothing');
+    });
+
+    it('an internal failure is logged and reaches the agent without driver text', async () => {
+      const vended = await t.client.vendEndpoint({ slug: 'broken' });
+      const session = await open(vended.token);
+      const store = t.server.claimStore;
+      const original = store.claimNext.bind(store);
+      store.claimNext = async () => {
+        throw new Error('SQLITE_CORRUPT: database disk image is malformed at /secret/path');
+      };
+      try {
+        const failed = await session.call('claim_next', { queue: 'reviews' });
+        assert.equal(failed.value.error.code, 'internal');
+        assert.doesNotMatch(JSON.stringify(failed.value), /SQLITE|secret/);
+      } finally {
+        store.claimNext = original;
+      }
     });
 
     it('refuses bad or revoked endpoint tokens', async () => {

@@ -113,6 +113,11 @@ export const claimViewSchema = z.object({
   lease_source: leaseSourceSchema,
   lease_expires_at: z.number(),
   lease_remaining_ms: z.number(),
+  /** The endpoint's effective default as read for this call (what a bare call gets now). */
+  default_lease_ttl_seconds_now: z.number().int(),
+  default_lease_source_now: z.enum(['endpoint', 'server']),
+  /** Bare heartbeat only: the expiry the lease had before this heartbeat replaced it. */
+  previous_lease_expires_at: z.number().nullable().optional(),
 });
 export type ClaimView = z.infer<typeof claimViewSchema>;
 

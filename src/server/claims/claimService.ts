@@ -8,6 +8,7 @@ import {
   resolveLeaseTtl,
   SERVER_DEFAULT_LEASE_TTL_SECONDS,
 } from '../../core/claimLease.ts';
+import { classifyFencedRefusal } from '../../core/claimRefusal.ts';
 import type { Clock } from '../../core/clock.ts';
 import { LeaseholdError } from '../../core/errors.ts';
 import { BASIC_VEND_VERBS, FRIEND_GRANTABLE_VERBS, type Verb } from '../../core/verbs.ts';
@@ -279,7 +280,7 @@ export class ClaimService {
         details: { state: existing.state },
       });
     }
-    return this.granted(todo, grant, 'claimed', current.id, now);
+    return this.granted(todo, grant, 'claimed', current, now);
   }
 
   /** Claims the oldest queued todo of the queue, or returns null when the queue is empty. */
@@ -288,7 +289,7 @@ export class ClaimService {
     const grant = grantOf(perCallSeconds, current);
     const now = this.clock.nowMs();
     const todo = await this.store.claimNext(queue, current.id, grant, now);
-    return todo ? this.granted(todo, grant, 'claimed', current.id, now) : null;
+    return todo ? this.granted(todo, grant, 'claimed', current, now) : null;
   }
 
   /** Extends the lease; without lease_ttl_seconds by the endpoint's default (no bare-heartbeat trap). */
@@ -296,9 +297,12 @@ export class ClaimService {
     const current = await this.currentEndpoint(endpoint);
     const grant = grantOf(perCallSeconds, current);
     const now = this.clock.nowMs();
+    // A bare heartbeat may shorten a longer lease (ADR-0043 precedence); its result says so.
+    const previous = perCallSeconds === undefined ? ((await this.store.getTodo(todoId))?.lease_expires_at ?? null) : undefined;
     const todo = await this.store.heartbeat({ todoId, endpointId: current.id, claimEpoch, now }, grant);
-    if (!todo) throw await this.lapsed(todoId, claimEpoch);
-    return this.granted(todo, grant, 'heartbeat', current.id, now);
+    if (!todo) throw await this.lapsed(todoId, claimEpoch, current.id);
+    const view = this.granted(todo, grant, 'heartbeat', current, now);
+    return previous === undefined ? view : { ...view, previous_lease_expires_at: previous };
   }
 
   async release(endpoint: EndpointRecord, todoId: string, claimEpoch: number): Promise<TodoView> {
@@ -314,7 +318,7 @@ export class ClaimService {
     const now = this.clock.nowMs();
     const mutation = { todoId, endpointId: current.id, claimEpoch, now };
     const todo = kind === 'released' ? await this.store.release(mutation) : await this.store.complete(mutation);
-    if (!todo) throw await this.lapsed(todoId, claimEpoch);
+    if (!todo) throw await this.lapsed(todoId, claimEpoch, current.id);
     this.bus.publish({ type: 'todo.changed', todo_id: todo.id, queue: todo.queue, change: kind, endpoint_id: current.id });
     return this.todoView(todo, new Map([[current.id, current]]), now);
   }
@@ -337,22 +341,25 @@ export class ClaimService {
     return current;
   }
 
-  private async lapsed(todoId: string, claimEpoch: number): Promise<LeaseholdError> {
+  /** The refusal of a fenced call that matched no row: the failure path's one read, classified in core. */
+  private async lapsed(todoId: string, claimEpoch: number, endpointId: string): Promise<LeaseholdError> {
     const existing = await this.store.getTodo(todoId);
     if (!existing) return new LeaseholdError('not_found', `no todo "${todoId}"`, { field: 'todo_id' });
-    const why =
-      existing.claim_epoch !== claimEpoch
-        ? `the todo was claimed again since (claim_epoch ${claimEpoch} is no longer current)`
-        : existing.state === 'claimed'
-          ? 'its lease expired'
-          : `the claim ended (the todo is ${existing.state})`;
-    return new LeaseholdError('lease_lapsed', `lease on todo "${todoId}" lapsed: ${why}; you no longer hold it, so stop work on it`, {
-      field: 'claim_epoch',
-      details: { todo_state: existing.state },
+    const events = await this.store.listClaimEvents(todoId);
+    const refusal = classifyFencedRefusal({
+      todoId,
+      presentedEpoch: claimEpoch,
+      callerEndpointId: endpointId,
+      now: this.clock.nowMs(),
+      todo: existing,
+      lastEvent: events.at(-1),
     });
+    return new LeaseholdError(refusal.code, refusal.message, { field: 'claim_epoch', details: { ...refusal.details, holds_todo: refusal.holdsTodo } });
   }
 
-  private granted(todo: TodoRecord, grant: LeaseGrant, change: 'claimed' | 'heartbeat', endpointId: string, now: number): ClaimView {
+  private granted(todo: TodoRecord, grant: LeaseGrant, change: 'claimed' | 'heartbeat', endpoint: EndpointRecord, now: number): ClaimView {
+    const endpointId = endpoint.id;
+    const currentDefault = effectiveDefaultLease(endpoint.default_lease_ttl_seconds);
     const expiresAt = todo.lease_expires_at ?? now;
     this.options.onLeaseGranted?.(expiresAt);
     this.bus.publish({ type: 'todo.changed', todo_id: todo.id, queue: todo.queue, change, endpoint_id: endpointId });
@@ -366,6 +373,8 @@ export class ClaimService {
       lease_source: grant.source,
       lease_expires_at: expiresAt,
       lease_remaining_ms: Math.max(0, expiresAt - now),
+      default_lease_ttl_seconds_now: currentDefault.seconds,
+      default_lease_source_now: currentDefault.source === 'endpoint' ? 'endpoint' : 'server',
     };
   }
 }

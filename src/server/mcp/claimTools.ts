@@ -1,13 +1,16 @@
 // The endpoint-facing claim verbs as MCP tools, registered per session and only when the
 // endpoint's scope grants them. The three lease-bearing tools carry the endpoint's current
-// default in their description and are re-registered when it changes.
-import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { z } from 'zod';
+// default in their description and are re-registered when it changes; because a client may
+// never show the re-registered text, each of their results states the lease it applied.
+import type { RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
 import {
   claimNextToolDescription,
   claimToolDescription,
+  COMPLETE_TOOL_DESCRIPTION,
   heartbeatToolDescription,
+  leaseResultNotes,
+  RELEASE_TOOL_DESCRIPTION,
 } from '../../core/mcpText.ts';
 import {
   claimArgsSchema,
@@ -16,32 +19,12 @@ import {
   heartbeatArgsSchema,
   releaseArgsSchema,
   setDefaultLeaseArgsSchema,
+  type ClaimView,
 } from '../../core/wire/claims.ts';
 import type { Verb } from '../../core/verbs.ts';
-import { LeaseholdError } from '../../core/errors.ts';
-import { z as zod } from 'zod';
 import type { ClaimService } from '../claims/claimService.ts';
 import type { EndpointRecord } from '../claims/records.ts';
-
-export function toolResult(value: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value as Record<string, unknown> };
-}
-
-export function toolError(error: unknown): CallToolResult {
-  const body =
-    error instanceof LeaseholdError
-      ? error.toBody()
-      : { error: { code: 'internal', message: (error as Error).message ?? String(error) } };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body as unknown as Record<string, unknown> };
-}
-
-export async function guarded(run: () => Promise<unknown>): Promise<CallToolResult> {
-  try {
-    return toolResult(await run());
-  } catch (error) {
-    return toolError(error);
-  }
-}
+import type { SessionTools } from './sessionTools.ts';
 
 export interface LeaseBearingTools {
   claim?: RegisteredTool;
@@ -51,54 +34,63 @@ export interface LeaseBearingTools {
 
 /** Registers the claim verbs the scope grants; returns the lease-bearing ones for re-registration. */
 export function registerClaimTools(
-  server: McpServer,
+  tools: SessionTools,
   endpoint: EndpointRecord,
   claims: ClaimService,
 ): { leaseBearing: LeaseBearingTools; reregister: (endpointDefaultSeconds: number | null) => void } {
   const granted = (verb: Verb) => endpoint.scope.includes(verb);
   const leaseBearing: LeaseBearingTools = {};
-  const register = <Schema extends z.ZodObject>(name: Verb, description: string, schema: Schema, run: (args: z.infer<Schema>) => Promise<unknown>) =>
-    server.registerTool(name, { description, inputSchema: schema }, ((args: z.infer<Schema>) => guarded(() => run(args))) as never);
+  // The number this session's instructions state: results compare the current default with it.
+  const sessionStartDefault = endpoint.default_lease_ttl_seconds;
+  const told = (view: ClaimView, kind: 'claim' | 'heartbeat') => ({
+    ...leaseResultNotes({
+      kind,
+      leaseSeconds: view.lease_ttl_seconds,
+      leaseSource: view.lease_source,
+      leaseExpiresAt: view.lease_expires_at,
+      now: view.lease_expires_at - view.lease_remaining_ms,
+      defaultNow: { seconds: view.default_lease_ttl_seconds_now, source: view.default_lease_source_now },
+      sessionStartDefaultSeconds: sessionStartDefault,
+      previousExpiresAt: view.previous_lease_expires_at,
+    }),
+    ...view,
+  });
 
   const seconds = endpoint.default_lease_ttl_seconds;
   if (granted('claim')) {
-    leaseBearing.claim = register('claim', claimToolDescription(seconds), claimArgsSchema, (args) =>
-      claims.claim(endpoint, args.todo_id, args.lease_ttl_seconds),
+    leaseBearing.claim = tools.register('claim', claimToolDescription(seconds), claimArgsSchema, async (args) =>
+      told(await claims.claim(endpoint, args.todo_id, args.lease_ttl_seconds), 'claim'),
     );
   }
   if (granted('claim_next')) {
-    leaseBearing.claim_next = register('claim_next', claimNextToolDescription(seconds), claimNextArgsSchema, async (args) => {
+    leaseBearing.claim_next = tools.register('claim_next', claimNextToolDescription(seconds), claimNextArgsSchema, async (args) => {
       const claim = await claims.claimNext(endpoint, args.queue, args.lease_ttl_seconds);
-      return claim ? { claimed: true, ...claim } : { claimed: false, queue: args.queue };
+      return claim ? { claimed: true, ...told(claim, 'claim') } : { claimed: false, queue: args.queue };
     });
   }
   if (granted('heartbeat')) {
-    leaseBearing.heartbeat = register('heartbeat', heartbeatToolDescription(seconds), heartbeatArgsSchema, (args) =>
-      claims.heartbeat(endpoint, args.todo_id, args.claim_epoch, args.lease_ttl_seconds),
+    leaseBearing.heartbeat = tools.register('heartbeat', heartbeatToolDescription(seconds), heartbeatArgsSchema, async (args) =>
+      told(await claims.heartbeat(endpoint, args.todo_id, args.claim_epoch, args.lease_ttl_seconds), 'heartbeat'),
     );
   }
   if (granted('release')) {
-    register('release', 'Release a claim you hold so another worker can take the todo now. Present its claim_epoch.', releaseArgsSchema, (args) =>
-      claims.release(endpoint, args.todo_id, args.claim_epoch),
-    );
+    tools.register('release', RELEASE_TOOL_DESCRIPTION, releaseArgsSchema, (args) => claims.release(endpoint, args.todo_id, args.claim_epoch));
   }
   if (granted('complete')) {
-    register('complete', 'Mark a todo you hold as done. Present its claim_epoch; refused with lease_lapsed if you no longer hold it.', completeArgsSchema, (args) =>
-      claims.complete(endpoint, args.todo_id, args.claim_epoch),
-    );
+    tools.register('complete', COMPLETE_TOOL_DESCRIPTION, completeArgsSchema, (args) => claims.complete(endpoint, args.todo_id, args.claim_epoch));
   }
   if (granted('get_default_lease')) {
-    register(
+    tools.register(
       'get_default_lease',
-      "Read this endpoint's effective default claim lease, whose it is, and the bounds. Takes no arguments.",
-      zod.object({}).strict(),
+      "Read this endpoint's current effective default claim lease, whose it is, and the bounds. Takes no arguments.",
+      z.object({}).strict(),
       () => claims.getDefaultLease(endpoint),
     );
   }
   if (granted('set_default_lease')) {
-    register(
+    tools.register(
       'set_default_lease',
-      "Set this endpoint's own default claim lease: default_lease_ttl_seconds, whole seconds 60..86400, or null for the server default. Out of range is refused, never clamped. Affects only this endpoint.",
+      "Set this endpoint's own default claim lease: default_lease_ttl_seconds, whole seconds 60..86400, or null for the server default. Out of range is refused, never clamped. Affects only this endpoint; applies to the next claim, claim_next and bare heartbeat.",
       setDefaultLeaseArgsSchema,
       async (args) => {
         const updated = await claims.setDefaultLease(endpoint, args.default_lease_ttl_seconds);

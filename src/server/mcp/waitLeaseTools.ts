@@ -2,7 +2,6 @@
 // session through McpGateway's `registrars` and only when the endpoint's scope grants them.
 // An endpoint may hold a pid or a loopback provider-job URL; having the server run a command
 // is reserved to the human API.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Verb } from '../../core/verbs.ts';
 import {
@@ -15,16 +14,15 @@ import {
 } from '../../core/waitLease/wire.ts';
 import type { EndpointRecord } from '../claims/records.ts';
 import type { WaitLeaseService } from '../waitLeases/waitLeaseService.ts';
-import { guarded } from './claimTools.ts';
 import type { ToolRegistrar } from './mcpGateway.ts';
 
 const withSession = <Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>) => schema.extend({ session_id: SessionIdSchema.optional() });
 
 export function waitLeaseToolRegistrar(service: WaitLeaseService): ToolRegistrar {
-  return (server: McpServer, endpoint: EndpointRecord) => {
+  return (tools, endpoint: EndpointRecord) => {
     const granted = (verb: Verb) => endpoint.scope.includes(verb);
     const register = <Schema extends z.ZodObject>(name: Verb, description: string, schema: Schema, run: (args: z.infer<Schema>) => Promise<unknown>) =>
-      server.registerTool(name, { description, inputSchema: schema }, ((args: z.infer<Schema>) => guarded(() => run(args))) as never);
+      tools.register(name, description, schema, run);
 
     if (granted('wait_lease_acquire')) {
       register(
