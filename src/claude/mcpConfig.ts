@@ -9,6 +9,14 @@
 //   swallow the name);
 // - "${VAR}" in url and headers is expanded from the environment, which keeps a token out
 //   of a committed .mcp.json.
+// - a server from .mcp.json stays "Pending approval" (`claude mcp list`) until approved; the
+//   approval is `enabledMcpjsonServers: ["<name>"]` in <project>/.claude/settings.local.json
+//   (what Claude Code's own approval dialog writes there; rejections go to
+//   `disabledMcpjsonServers`). Headless runs also need the tools allowed: the permission rule
+//   `mcp__<name>__*` in `permissions.allow` (or `--allowedTools 'mcp__<name>__*'`). Both keys
+//   and the rule form were checked in the Claude Code 2.1.332 bundle (settings schema,
+//   the MCP approval dialog, the permission-rule validator: "globs are permitted only in the
+//   tool position after a literal mcp__<server>__ prefix").
 
 import { join } from 'node:path';
 import { invalidArgument, LeaseholdError } from '../core/errors.ts';
@@ -127,6 +135,78 @@ export function writeMcpConfig(projectDir: string, endpoint: McpEndpoint): Write
     created: saved.created,
     replaced,
     containsSecret: endpoint.tokenEnvVar === undefined,
+    ...(saved.backupPath ? { backup: saved.backupPath } : {}),
+  };
+}
+
+/** The permission rule that allows every tool of this endpoint's server. */
+export function mcpPermissionRule(slug: string): string {
+  return `mcp__${mcpServerName(slug)}__*`;
+}
+
+/** What a user must do before Claude Code can call the server, said in the command's output. */
+export function mcpApprovalAdvice(slug: string): string {
+  const name = mcpServerName(slug);
+  const rule = mcpPermissionRule(slug);
+  return (
+    `Claude Code lists a .mcp.json server as "Pending approval" until you approve it (the prompt on the next interactive start, or /mcp), ` +
+    `and a headless run (claude -p) needs its tools allowed: --allowedTools '${rule}'. ` +
+    `Pass --approve to write both ("enabledMcpjsonServers": ["${name}"] and "permissions.allow": ["${rule}"]) into <project>/.claude/settings.local.json.`
+  );
+}
+
+export interface WriteApprovalSummary {
+  file: string;
+  serverName: string;
+  permissionRule: string;
+  changed: boolean;
+  created: boolean;
+  backup?: string;
+  /** The server had been rejected (disabledMcpjsonServers) and that rejection was removed. */
+  unrejected: boolean;
+}
+
+function stringList(data: JsonObject, key: string, path: string): string[] {
+  const value = data[key];
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
+    throw new LeaseholdError('invalid_argument', `${path}: "${key}" must be an array of strings; Leasehold changed nothing.`, {
+      field: 'settings_file',
+      details: { file: path },
+    });
+  }
+  return value as string[];
+}
+
+/**
+ * Approves the endpoint's .mcp.json server and allows its tools where Claude Code reads
+ * them: <projectDir>/.claude/settings.local.json (not committed). Merges; idempotent.
+ */
+export function writeMcpApproval(projectDir: string, slug: string): WriteApprovalSummary {
+  const path = join(projectDir, '.claude', 'settings.local.json');
+  const name = mcpServerName(slug);
+  const rule = mcpPermissionRule(slug);
+  const file = loadJsonObjectFile(path);
+  const data: JsonObject = structuredClone(file.data);
+  const enabled = stringList(data, 'enabledMcpjsonServers', path);
+  const disabled = stringList(data, 'disabledMcpjsonServers', path);
+  if (data.permissions !== undefined && !isJsonObject(data.permissions)) {
+    throw new LeaseholdError('invalid_argument', `${path}: "permissions" must be an object; Leasehold changed nothing.`, { field: 'settings_file', details: { file: path } });
+  }
+  const permissions: JsonObject = (data.permissions as JsonObject | undefined) ?? {};
+  const allow = stringList(permissions, 'allow', path);
+  if (!enabled.includes(name)) data.enabledMcpjsonServers = [...enabled, name];
+  const unrejected = disabled.includes(name);
+  if (unrejected) data.disabledMcpjsonServers = disabled.filter((item) => item !== name);
+  if (!allow.includes(rule)) data.permissions = { ...permissions, allow: [...allow, rule] };
+  const saved = saveJsonObjectFile(file, data);
+  return {
+    file: path,
+    serverName: name,
+    permissionRule: rule,
+    changed: saved.changed,
+    created: saved.created,
+    unrejected,
     ...(saved.backupPath ? { backup: saved.backupPath } : {}),
   };
 }

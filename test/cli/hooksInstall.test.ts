@@ -131,5 +131,13 @@ describe('leasehold hooks / mcp-config (real processes)', function () {
     assert.equal(again.code, 0);
     assert.match(again.stdout, /already holds this entry; nothing changed/);
     assert.equal(readFileSync(join(project, '.mcp.json'), 'utf8'), text);
+    assert.match(again.stdout, /"Pending approval".*--allowedTools 'mcp__leasehold-reviewer__\*'.*Pass --approve/s, 'without consent it says what is needed');
+    assert.equal(existsSync(join(project, '.claude', 'settings.local.json')), false, 'and writes no approval');
+
+    const approve = await runCli(['mcp-config', 'reviewer', '--url', url, '--write', '--approve', '--project-dir', project], { env: { ...env(), LEASEHOLD_ENDPOINT_TOKEN: 'lhe_fromenv' } });
+    assert.equal(approve.code, 0, approve.stderr);
+    assert.match(approve.stdout, /approved leasehold-reviewer \(enabledMcpjsonServers\) and allowed its tools \(permissions\.allow mcp__leasehold-reviewer__\*\)/);
+    const local = JSON.parse(readFileSync(join(project, '.claude', 'settings.local.json'), 'utf8'));
+    assert.deepEqual([local.enabledMcpjsonServers, local.permissions.allow], [['leasehold-reviewer'], ['mcp__leasehold-reviewer__*']]);
   });
 });

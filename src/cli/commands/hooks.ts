@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { buildHookCommand, hooksStatus, installHooks, settingsPathFor, uninstallHooks } from '../../claude/settingsInstaller.ts';
 import type { SettingsScope } from '../../claude/settingsInstaller.ts';
-import { buildMcpAddCommand, buildMcpJson, writeMcpConfig } from '../../claude/mcpConfig.ts';
+import { buildMcpAddCommand, buildMcpJson, mcpApprovalAdvice, writeMcpApproval, writeMcpConfig } from '../../claude/mcpConfig.ts';
 import type { McpEndpoint } from '../../claude/mcpConfig.ts';
 import { connect, type ConnectionOptions } from '../connect.ts';
 import { locateHookBundle } from '../hookBundle.ts';
@@ -101,11 +101,15 @@ export function registerMcpConfig(program: Command): void {
     .option('--url <url>', 'the MCP URL (default: the running server\'s /mcp)')
     .option('--mcp-scope <scope>', 'scope for the printed `claude mcp add` line: local, project (default) or user', 'project')
     .option('--write', "merge the entry into <project dir>/.mcp.json (idempotent; backs it up before the first change)")
-    .option('--project-dir <dir>', 'project directory for --write (default: the current directory)')
+    .option(
+      '--approve',
+      "with your consent: approve the server and allow its tools for Claude Code in <project dir>/.claude/settings.local.json (enabledMcpjsonServers, permissions.allow 'mcp__leasehold-<slug>__*'); without it, Claude Code keeps the server 'Pending approval' and headless runs need --allowedTools",
+    )
+    .option('--project-dir <dir>', 'project directory for --write and --approve (default: the current directory)')
     .action(
       async (
         ref: string,
-        options: { token?: string; tokenEnv?: string; url?: string; mcpScope: string; write?: boolean; projectDir?: string },
+        options: { token?: string; tokenEnv?: string; url?: string; mcpScope: string; write?: boolean; approve?: boolean; projectDir?: string },
         command: Command,
       ) => {
         const globals = command.optsWithGlobals() as ConnectionOptions & { json?: boolean };
@@ -135,8 +139,17 @@ export function registerMcpConfig(program: Command): void {
         const mcpJson = buildMcpJson(endpoint);
         const addLine = buildMcpAddCommand(endpoint, options.mcpScope as 'local' | 'project' | 'user');
         const written = options.write ? writeMcpConfig(options.projectDir ?? process.cwd(), endpoint) : undefined;
+        const approved = options.approve ? writeMcpApproval(options.projectDir ?? process.cwd(), slug) : undefined;
         if (notice) process.stderr.write(`leasehold: ${notice}\n`);
-        if (globals.json) return printJson({ mcp_json: mcpJson, claude_mcp_add: addLine, token_in_config: endpoint.tokenEnvVar === undefined, ...(written ? { written } : {}) });
+        if (globals.json) {
+          return printJson({
+            mcp_json: mcpJson,
+            claude_mcp_add: addLine,
+            token_in_config: endpoint.tokenEnvVar === undefined,
+            ...(written ? { written } : {}),
+            ...(approved ? { approved } : { approval_needed: mcpApprovalAdvice(slug) }),
+          });
+        }
         process.stdout.write(`# .mcp.json\n${JSON.stringify(mcpJson, null, 2)}\n\n# or, with the Claude Code CLI:\n${addLine}\n`);
         if (written) {
           process.stdout.write(
@@ -145,6 +158,15 @@ export function registerMcpConfig(program: Command): void {
               : `\n${written.file} already holds this entry; nothing changed.\n`,
           );
           if (written.containsSecret) process.stdout.write(`Note: ${written.file} now holds the token in clear text; do not commit it (or use --token-env VAR).\n`);
+        }
+        if (approved) {
+          process.stdout.write(
+            approved.changed
+              ? `\n${approved.created ? 'Created' : 'Updated'} ${approved.file}: approved ${approved.serverName} (enabledMcpjsonServers${approved.unrejected ? ', and removed it from disabledMcpjsonServers' : ''}) and allowed its tools (permissions.allow ${approved.permissionRule}).${approved.backup ? ` Backup: ${approved.backup}` : ''}\n`
+              : `\n${approved.file} already approves ${approved.serverName} and allows ${approved.permissionRule}; nothing changed.\n`,
+          );
+        } else {
+          process.stdout.write(`\n${mcpApprovalAdvice(slug)}\n`);
         }
       },
     );

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildMcpAddCommand, buildMcpJson, writeMcpConfig } from '../../../src/claude/mcpConfig.ts';
+import { buildMcpAddCommand, buildMcpJson, mcpApprovalAdvice, writeMcpApproval, writeMcpConfig } from '../../../src/claude/mcpConfig.ts';
 
 const ENDPOINT = { slug: 'reviewer', url: 'http://127.0.0.1:41234/mcp', token: 'lh_tok_abc123' };
 
@@ -15,6 +15,32 @@ describe('MCP config for Claude Code', () => {
   afterEach(() => rmSync(project, { recursive: true, force: true }));
 
   const mcpJson = () => join(project, '.mcp.json');
+
+  it('approval: enabledMcpjsonServers and permissions.allow in .claude/settings.local.json, merged, idempotent, un-rejecting', () => {
+    const local = join(project, '.claude', 'settings.local.json');
+    const first = writeMcpApproval(project, 'reviewer');
+    assert.deepEqual([first.created, first.changed, first.permissionRule], [true, true, 'mcp__leasehold-reviewer__*']);
+    assert.deepEqual(JSON.parse(readFileSync(local, 'utf8')), {
+      enabledMcpjsonServers: ['leasehold-reviewer'],
+      permissions: { allow: ['mcp__leasehold-reviewer__*'] },
+    });
+    const text = readFileSync(local, 'utf8');
+    assert.equal(writeMcpApproval(project, 'reviewer').changed, false);
+    assert.equal(readFileSync(local, 'utf8'), text, 'a second approval leaves the file byte-identical');
+
+    writeFileSync(local, JSON.stringify({ disabledMcpjsonServers: ['leasehold-triage', 'x'], permissions: { allow: ['Bash(ls)'], deny: ['Read(.env)'] }, other: 1 }));
+    const unrejected = writeMcpApproval(project, 'triage');
+    assert.equal(unrejected.unrejected, true);
+    assert.deepEqual(JSON.parse(readFileSync(local, 'utf8')), {
+      disabledMcpjsonServers: ['x'],
+      permissions: { allow: ['Bash(ls)', 'mcp__leasehold-triage__*'], deny: ['Read(.env)'] },
+      other: 1,
+      enabledMcpjsonServers: ['leasehold-triage'],
+    });
+    writeFileSync(local, JSON.stringify({ enabledMcpjsonServers: 'leasehold-triage' }));
+    assert.throws(() => writeMcpApproval(project, 'triage'), /"enabledMcpjsonServers" must be an array of strings; Leasehold changed nothing/);
+    assert.match(mcpApprovalAdvice('reviewer'), /Pending approval.*--allowedTools 'mcp__leasehold-reviewer__\*'.*--approve/);
+  });
 
   it('builds the .mcp.json entry: an http server with a bearer header', () => {
     assert.deepEqual(buildMcpJson(ENDPOINT), {
