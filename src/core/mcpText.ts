@@ -45,8 +45,9 @@ export function claimNextToolDescription(endpointDefaultSeconds: number | null):
 export function heartbeatToolDescription(endpointDefaultSeconds: number | null): string {
   return (
     `Set a live claim's lease to a new length from now. With lease_ttl_seconds: that many seconds (capped at ${MAX_LEASE_TTL_SECONDS}). ` +
-    `Without it: the endpoint's current default, ${defaultPhrase(endpointDefaultSeconds)} ${listedNote}, even when that is shorter than the lease you hold ` +
-    `(for example one claimed with a longer lease_ttl_seconds); the result warns when a bare heartbeat shortened your lease. To keep a longer lease, pass lease_ttl_seconds. ` +
+    `Without it: the endpoint's current default (${defaultPhrase(endpointDefaultSeconds)} when these tools were listed), even when that is shorter than the lease you hold ` +
+    `(for example one claimed with a longer lease_ttl_seconds). To keep a longer lease, pass lease_ttl_seconds. ` +
+    `The result states the lease applied and warns when a bare heartbeat shortened your lease. ` +
     `Refused with lease_lapsed, held_by_other or claim_ended once you no longer hold the todo, and with wrong_claim_epoch when claim_epoch is not your current one.`
   );
 }

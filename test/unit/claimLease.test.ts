@@ -64,7 +64,8 @@ describe('what agents read', () => {
     assert.match(mcpInstructions('reviewer', 2700), /2700 seconds \(45m, this endpoint's default\)/);
     assert.match(mcpInstructions('triage', null), /300 seconds \(5m, the server default\)/);
     assert.match(claimToolDescription(900), /900 seconds \(15m, this endpoint's default\)/);
-    assert.match(heartbeatToolDescription(null), /300 seconds \(5m, the server default\), never by less/);
+    assert.match(heartbeatToolDescription(null), /300 seconds \(5m, the server default\) when these tools were listed\), even when that is shorter than the lease you hold/);
+    assert.doesNotMatch(heartbeatToolDescription(7200), /never by less/, 'a bare heartbeat can shorten a lease (ADR-0043 precedence); the text must not deny it');
     assert.match(claimToolDescription(null), /capped at 86400/);
   });
 });

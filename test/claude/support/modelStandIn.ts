@@ -24,7 +24,8 @@
  *   apiError(529, 'overloaded_error')                 // an HTTP error (Claude Code retries
  *                                                     // 5xx/529 unless CLAUDE_CODE_MAX_RETRIES=0)
  *
- * A turn may also be a function of the request (to answer based on tool results).
+ * A turn may also be a function of the request (to answer based on tool results); it may
+ * return a promise (to act on the world, e.g. edit an endpoint, before the model answers).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -44,7 +45,7 @@ export type Block = ToolUseBlock | TextBlock;
 export type Turn =
   | { kind: 'message'; blocks: Block[]; stopReason?: 'end_turn' | 'tool_use' }
   | { kind: 'error'; status: number; errorType: string; message: string }
-  | ((request: MessagesRequest) => Turn);
+  | ((request: MessagesRequest) => Turn | Promise<Turn>);
 
 export interface MessagesRequest {
   model?: string;
@@ -139,7 +140,8 @@ export async function startModelStandIn(): Promise<ModelStandIn> {
     let raw = '';
     req.setEncoding('utf8');
     req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => {
+    req.on('end', () => void answer());
+    const answer = async () => {
       const path = (req.url ?? '').split('?')[0];
       if (req.method !== 'POST' || !path.endsWith('/v1/messages')) {
         // count_tokens and anything else: a harmless answer.
@@ -167,7 +169,7 @@ export async function startModelStandIn(): Promise<ModelStandIn> {
       } else {
         reply = text('Stand-in');
       }
-      while (typeof reply === 'function') reply = reply(body);
+      while (typeof reply === 'function') reply = await reply(body);
       if (reply.kind === 'error') {
         res.writeHead(reply.status, { 'content-type': 'application/json', 'request-id': 'req_standin' });
         res.end(JSON.stringify({ type: 'error', error: { type: reply.errorType, message: reply.message } }));
@@ -178,7 +180,7 @@ export async function startModelStandIn(): Promise<ModelStandIn> {
         res.end(JSON.stringify(messageObject(reply.blocks, reply.stopReason ?? 'end_turn', model)));
       }
       for (const wake of waiters.splice(0)) wake();
-    });
+    };
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
