@@ -163,7 +163,7 @@ export class LeaseholdClient {
   async createTodo(request: CreateTodoRequest): Promise<TodoView> {
     return (await this.call<{ todo: TodoView }>('POST', '/api/v1/todos', { body: request })).todo;
   }
-  /** Hands a claimed todo back to its queue; the old holder's next fenced call fails with lease_lapsed. */
+  /** Hands a claimed todo back to its queue; the old holder's next fenced call fails with claim_ended. */
   async requeueTodo(todoId: string): Promise<TodoView> {
     return (await this.call<{ todo: TodoView }>('POST', `/api/v1/todos/${encodeURIComponent(todoId)}/requeue`)).todo;
   }

@@ -113,7 +113,7 @@ describe('leasehold endpoint / todo (real processes)', function () {
       assert.match((await runCli(['todo', 'list', '--queue', 'requeues'], { env: env() })).stdout, /requeues\s+queued/);
       const complete = await mcp.call('complete', { todo_id: added.id, claim_epoch: claim.value.claim_epoch });
       assert.equal(complete.isError, true);
-      assert.match(JSON.stringify(complete.value), /lease_lapsed/);
+      assert.match(JSON.stringify(complete.value), /claim_ended.*a human handed the todo back/);
       const again = await runCli(['todo', 'requeue', added.id], { env: env() });
       assert.notEqual(again.code, 0);
       assert.match(again.stderr, /only a claimed todo can be requeued/);

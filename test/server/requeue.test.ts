@@ -1,6 +1,6 @@
 // Revoke ends what the endpoint holds, and a human can hand one claimed todo back: both
 // requeue at once on real storage, record their own claim event kind, and fence the old
-// holder (its complete under the old epoch fails with lease_lapsed).
+// holder (its complete under the old epoch fails with claim_ended, naming the human's requeue).
 import assert from 'node:assert/strict';
 import { LeaseholdClient } from '../../src/client/client.ts';
 import { hashToken } from '../../src/server/auth/tokens.ts';
@@ -62,11 +62,12 @@ for (const target of storageTargets) {
       const requeued = await t.client.requeueTodo(todo.id);
       assert.deepEqual([requeued.state, requeued.holder, requeued.lease_expires_at], ['queued', null, null]);
       const lapsed = await rejection(t.server.claims.complete(worker, todo.id, claim.claim_epoch));
-      assert.equal(lapsed.code, 'lease_lapsed');
-      assert.equal((await rejection(t.server.claims.heartbeat(worker, todo.id, claim.claim_epoch))).code, 'lease_lapsed');
+      assert.equal(lapsed.code, 'claim_ended');
+      assert.match(lapsed.message, /a human handed the todo back to its queue/);
+      assert.equal((await rejection(t.server.claims.heartbeat(worker, todo.id, claim.claim_epoch))).code, 'claim_ended');
       const again = await t.server.claims.claimNext(other, 'jobs');
       assert.equal(again?.todo_id, todo.id);
-      assert.equal((await rejection(t.server.claims.complete(worker, todo.id, claim.claim_epoch))).code, 'lease_lapsed', 'still fenced after a re-claim');
+      assert.equal((await rejection(t.server.claims.complete(worker, todo.id, claim.claim_epoch))).code, 'held_by_other', 'still fenced after a re-claim');
       await t.server.claims.complete(other, todo.id, again!.claim_epoch);
       const kinds = (await t.server.claimStore.listClaimEvents(todo.id)).map((event) => [event.kind, event.claim_epoch, event.endpoint_id]);
       assert.deepEqual(kinds, [

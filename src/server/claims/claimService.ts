@@ -206,7 +206,7 @@ export class ClaimService {
   /**
    * A human hands a claimed todo back to its queue at once. Allowed to the human whose
    * endpoint holds it and to the human who added it; the holder's next fenced call under the
-   * old epoch fails with lease_lapsed.
+   * old epoch fails with claim_ended (src/core/claimRefusal.ts).
    */
   async requeueTodo(human: HumanRecord, todoId: string): Promise<TodoView> {
     const existing = await this.store.getTodo(todoId);
