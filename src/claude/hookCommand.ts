@@ -86,7 +86,8 @@ export async function runHookEvent(run: HookRun): Promise<HookRunResult> {
   const ops = planHookActions(parsed.input, settings, buildContext(parsed.input, run, selfPid));
   if (ops.length === 0) return { ops };
   // Over-long text is cut to what the server accepts: the event is never dropped for it.
-  const { event, cut } = fitHookEvent({ id: newEventId(), ops } satisfies HookEvent);
+  const observedAt = Date.now();
+  const { event, cut } = fitHookEvent({ id: newEventId(observedAt), ops, observed_at: observedAt } satisfies HookEvent);
   if (cut.length > 0) run.log('info', `cut over-long fields to the server's limits: ${[...new Set(cut)].join(', ')}`, { event: parsed.input.hook_event_name });
   const outcome = await deliverHookEvent(event, { runtimeDir: run.runtimeDir, log: run.log, ...run.delivery });
   if (outcome.kind === 'spooled') {

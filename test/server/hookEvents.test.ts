@@ -53,5 +53,32 @@ for (const target of storageTargets) {
       });
       assert.deepEqual(answer.results.map((result) => [result.ok, result.error?.code]), [[false, 'not_found'], [false, 'not_found'], [true, undefined]]);
     });
+
+    it('a replayed event is judged as of when it was observed: it never grants more than it would have then (issue 8 evidence rule)', async () => {
+      const leases = async () => (await t.client.call<{ leases: Array<{ job_ref: string; state: string; remaining_ms: number; renew_count: number }> }>('GET', '/api/v1/wait-leases', { query: { session_id: 's9' } })).leases;
+      const bind = { op: 'bind_session', session_id: 's9', pane_hint: { env_pane: 'p9', ancestry: [] } };
+      const acquire = (job_ref: string) => ({ op: 'acquire', session_id: 's9', job_ref, job_type: 'shell', kind: 'declared', ttl_ms: 120_000 });
+      await post({ id: newEventId(), ops: [bind, acquire('fresh')] });
+      t.leaseClock.advance(100_000); // 100 s later the lease has 20 s left
+      const now = t.leaseClock.read().wallMs;
+      // A Stop listing spooled 71 s ago, replayed now: too old to renew anything.
+      const listing = { op: 'reconcile', session_id: 's9', running: [{ job_ref: 'fresh', job_type: 'shell', ttl_ms: 120_000, evidence: 'listed as running in background_tasks' }], finished: [], release_unlisted: true };
+      const stale = await post({ id: newEventId(), observed_at: now - 71_000, ops: [listing] });
+      assert.ok(JSON.stringify(stale.results[0]).includes('EVIDENCE_MISSING'), JSON.stringify(stale.results));
+      const after = (await leases()).find((lease) => lease.job_ref === 'fresh')!;
+      assert.equal(after.renew_count, 0);
+      assert.ok(after.remaining_ms <= 20_000, `not renewed to a full TTL: ${after.remaining_ms}`);
+      // A launch observed 30 s ago gets the TTL it would have had then, not a fresh one.
+      await post({ id: newEventId(), observed_at: now - 30_000, ops: [acquire('late')] });
+      const late = (await leases()).find((lease) => lease.job_ref === 'late')!;
+      assert.ok(late.remaining_ms <= 90_000 && late.remaining_ms > 80_000, String(late.remaining_ms));
+      // One observed longer ago than its whole TTL grants nothing.
+      const expired = await post({ id: newEventId(), observed_at: now - 130_000, ops: [acquire('ancient')] });
+      assert.equal(expired.results[0]!.detail?.expired_before_replay, true);
+      assert.equal((await leases()).some((lease) => lease.job_ref === 'ancient'), false);
+      // The same listing observed just now renews.
+      await post({ id: newEventId(), observed_at: now, ops: [listing] });
+      assert.equal((await leases()).find((lease) => lease.job_ref === 'fresh')!.renew_count, 1);
+    });
   });
 }

@@ -113,6 +113,12 @@ export type HookOpName = HookOp['op'];
 export const HookEventSchema = z.strictObject({
   id: z.string().regex(HOOK_EVENT_ID_PATTERN, 'id must be 1-200 letters, digits, ".", "_" or "-", not starting with one of the last three'),
   ops: z.array(HookOpSchema).max(100),
+  /**
+   * Wall-clock ms when the hook observed the event. A spooled event is replayed later; the
+   * server judges its authority as of this time, never the replay's (a replay may release; it
+   * never grants more than it would have when observed). Absent: treated as observed now.
+   */
+  observed_at: z.int().positive().optional(),
 });
 export type HookEvent = z.infer<typeof HookEventSchema>;
 

@@ -52,6 +52,11 @@ export const DEFAULT_HOOK_EVENT_RETENTION_MS = 14 * 24 * 3600_000;
 
 type Detail = Record<string, unknown>;
 
+interface Observation {
+  atWallMs: number;
+  ageMs: number;
+}
+
 /** Hook job types → the server's enforced vocabulary (workflow has no base type). */
 const SERVER_JOB_TYPE: Record<HookJobType, JobType> = {
   shell: 'shell',
@@ -176,9 +181,10 @@ export class HookEventService {
     const seen = await this.db.all<{ results: string }>('SELECT results FROM hook_events WHERE id = ?', [event.id]);
     if (seen.length > 0) return { id: event.id, duplicate: true, results: JSON.parse(seen[0]!.results) as HookOpResult[] };
     const results: HookOpResult[] = [];
+    const observed = this.observationOf(event);
     for (const op of event.ops) {
       try {
-        const detail = await this.applyOp(op);
+        const detail = await this.applyOp(op, observed);
         results.push({ op: op.op, ok: true, ...(detail ? { detail } : {}) });
       } catch (error) {
         results.push({ op: op.op, ok: false, error: errorOf(error) });
@@ -195,16 +201,28 @@ export class HookEventService {
     return { id: event.id, duplicate: false, results };
   }
 
-  private applyOp(op: HookOp): Promise<Detail | undefined> {
+  /**
+   * When the event was observed, and how long ago. A replayed (spooled) event is judged as of
+   * then: its grants are shortened by its age and its evidence carries its own time, so a
+   * replay never grants more than the event would have when it happened. An observed_at in the
+   * future (another clock) counts as now.
+   */
+  private observationOf(event: HookEvent): Observation {
+    const nowWallMs = this.waitLeases.clock.read().wallMs;
+    const atWallMs = event.observed_at !== undefined && event.observed_at <= nowWallMs ? event.observed_at : nowWallMs;
+    return { atWallMs, ageMs: nowWallMs - atWallMs };
+  }
+
+  private applyOp(op: HookOp, observed: Observation): Promise<Detail | undefined> {
     switch (op.op) {
       case 'bind_session':
         return this.bindSession(op.session_id, op.pane_hint, op.source);
       case 'set_display':
         return this.setDisplay(op.session_id, op.state, op.if_state);
       case 'acquire':
-        return this.acquire(op);
+        return this.acquire(op, observed);
       case 'reconcile':
-        return this.reconcile(op);
+        return this.reconcile(op, observed);
       case 'release':
         return this.release(op.session_id, op.job_ref, `released: ${op.note ?? 'the subagent stopped (SubagentStop)'}`);
       case 'release_session':
@@ -287,7 +305,7 @@ export class HookEventService {
     return live;
   }
 
-  private async acquire(op: Extract<HookOp, { op: 'acquire' }>): Promise<Detail> {
+  private async acquire(op: Extract<HookOp, { op: 'acquire' }>, observed: Observation): Promise<Detail> {
     const existing = (await this.liveLeases(op.session_id)).get(op.job_ref);
     if (existing) return { lease_id: existing.lease_id, existing: true };
     if (op.only_if_known) {
@@ -295,7 +313,10 @@ export class HookEventService {
       const known = (await this.waitLeases.listLeases({ sessionId: op.session_id })).some((view) => view.job_ref === op.job_ref);
       if (!known) return { job_ref: op.job_ref, acquired: false, unknown_job: true };
     }
-    return this.grant(op.session_id, op.job_ref, op.job_type, op.ttl_ms, op.description, op.pid_hint);
+    const ttlMs = op.ttl_ms - observed.ageMs;
+    // Replayed after its whole TTL: the lease would have expired by now; grant nothing.
+    if (ttlMs <= 0) return { job_ref: op.job_ref, acquired: false, expired_before_replay: true };
+    return this.grant(op.session_id, op.job_ref, op.job_type, ttlMs, op.description, op.pid_hint);
   }
 
   private async grant(
@@ -344,9 +365,10 @@ export class HookEventService {
     }
   }
 
-  private async reconcile(op: Extract<HookOp, { op: 'reconcile' }>): Promise<Detail> {
+  private async reconcile(op: Extract<HookOp, { op: 'reconcile' }>, observed: Observation): Promise<Detail> {
     const live = await this.liveLeases(op.session_id);
-    const observedAt = this.waitLeases.clock.read().wallMs;
+    // The listing's own time: a stale replayed listing is refused as evidence (EVIDENCE_MISSING).
+    const observedAt = observed.atWallMs;
     const kept: string[] = [];
     const acquired: string[] = [];
     const released: string[] = [];
@@ -362,7 +384,7 @@ export class HookEventService {
         }
         if (lease) {
           try {
-            await this.waitLeases.renewHeld(lease.lease_id, { provider_job: { id: task.job_ref, state: 'running', observed_at: observedAt } }, null);
+            await this.waitLeases.renewHeld(lease.lease_id, { provider_job: { id: task.job_ref, state: 'running', observed_at: observedAt } }, null, observed.ageMs);
             kept.push(task.job_ref);
             continue;
           } catch (error) {
@@ -370,7 +392,8 @@ export class HookEventService {
             if (!(error instanceof LeaseholdError && error.code === 'LEASE_ENDED')) throw error;
           }
         }
-        await this.grant(op.session_id, task.job_ref, task.job_type, task.ttl_ms, task.description);
+        if (task.ttl_ms - observed.ageMs <= 0) continue; // would have expired by now
+        await this.grant(op.session_id, task.job_ref, task.job_type, task.ttl_ms - observed.ageMs, task.description);
         acquired.push(task.job_ref);
       } catch (error) {
         failed.push({ job_ref: task.job_ref, error: errorOf(error) });

@@ -476,11 +476,12 @@ export class WaitLeaseService {
   }
 
   /** The hold loop's renew: token-free because the server owns this lease's renewals. */
-  async renewHeld(leaseId: string, evidence: Record<string, unknown>, pidReading: import('../../core/waitLease/evidence.ts').PidReading | null): Promise<void> {
+  /** `ageMs`: how long ago the evidence was observed; the renewal grants no more than it would have then. */
+  async renewHeld(leaseId: string, evidence: Record<string, unknown>, pidReading: import('../../core/waitLease/evidence.ts').PidReading | null, ageMs = 0): Promise<void> {
     await this.transition(
       leaseId,
       (record, now) =>
-        renewLease(record, { tokenHash: record.tokenHash, ttlMs: record.declaredTtlMs, evidence, pidReading, now, hardMaxTtlMs: this.hardMaxTtlMs }),
+        renewLease(record, { tokenHash: record.tokenHash, ttlMs: Math.max(1, record.declaredTtlMs - Math.max(0, ageMs)), evidence, pidReading, now, hardMaxTtlMs: this.hardMaxTtlMs }),
       'renewed',
     );
     this.options.onDeadlineChanged?.();
