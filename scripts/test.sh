@@ -12,4 +12,4 @@ run node scripts/build.mjs
 # hundreds of hook processes) starve each other's timing-sensitive tests.
 exec 9>"${TMPDIR:-/tmp}/leasehold-npm-test.lock"
 flock 9
-run mocha 'test/unit/**/*.test.ts' 'test/server/**/*.test.ts' 'test/cli/**/*.test.ts'
+run mocha 'test/unit/**/*.test.ts' 'test/server/**/*.test.ts' 'test/cli/**/*.test.ts' 'test/fault/**/*.test.ts'

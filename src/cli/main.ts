@@ -8,6 +8,7 @@ import { registerServe } from './commands/serve.ts';
 import { registerTodo } from './commands/todo.ts';
 import { registerPane } from './commands/pane.ts';
 import { registerConsumers } from './commands/consumers.ts';
+import { registerStatus } from './commands/status.ts';
 import { describeError, ExitWith, exitCodeFor } from './output.ts';
 
 export function buildProgram(): Command {
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerMcpConfig(program);
   registerPane(program);
   registerConsumers(program);
+  registerStatus(program);
   return program;
 }
 

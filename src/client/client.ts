@@ -1,5 +1,6 @@
 // The one typed client of the lease server's HTTP API, used by the CLI, the Claude Code hook
 // and the extension. Errors arrive as LeaseholdApiError with the server's code and field.
+import type { ServerStatus } from '../core/wire/status.ts';
 import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { openEventStream, type EventStreamHandle, type EventStreamHandlers } from './eventStream.ts';
@@ -137,6 +138,11 @@ export class LeaseholdClient {
 
   health(): Promise<Health> {
     return this.call('GET', '/api/v1/health');
+  }
+
+  /** The server's health and the hook delivery spool's state (pending, quarantined, last replay, last error). */
+  status(): Promise<ServerStatus> {
+    return this.call('GET', '/api/v1/status');
   }
 
   // Endpoints

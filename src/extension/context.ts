@@ -29,6 +29,7 @@ class ServerRun implements vscode.Disposable {
   readonly pid: number;
   private stream: EventStreamHandle | undefined;
   private reconnect: NodeJS.Timeout | undefined;
+  private spoolPoll: NodeJS.Timeout | undefined;
   private disposed = false;
   private readonly ctx: Ctx;
 
@@ -42,6 +43,10 @@ class ServerRun implements vscode.Disposable {
     this.openStream();
     void this.ctx.terminals.syncWith(this.client).then(() => this.ctx.scheduleRefresh({ panes: true }));
     this.ctx.scheduleRefresh({ endpoints: true, panes: true });
+    // The hook spool's state in the server item's tooltip (quarantined entries, last error).
+    const pollSpool = () => void this.client.status().then((status) => this.ctx.statusBar.showSpool(status.spool), () => undefined);
+    pollSpool();
+    this.spoolPoll = setInterval(pollSpool, 15_000);
   }
 
   private openStream(): void {
@@ -70,6 +75,7 @@ class ServerRun implements vscode.Disposable {
   dispose(): void {
     this.disposed = true;
     if (this.reconnect) clearTimeout(this.reconnect);
+    if (this.spoolPoll) clearInterval(this.spoolPoll);
     this.stream?.close();
   }
 }

@@ -6,6 +6,7 @@ import { nextTickMs } from './model/countdown.ts';
 import { NoticeTracker } from './model/notices.ts';
 import { type LocalInstant, type PaneSnapshot, type PaneStatus, paneStatus, paneTooltipMarkdown } from './model/paneStatus.ts';
 import { type ServerState, serverStatusView } from './model/serverStatus.ts';
+import { type SpoolStatus, spoolSummaryLines } from '../core/wire/status.ts';
 
 export const PANE_ITEM_ID = 'leasehold.pane';
 export const SERVER_ITEM_ID = 'leasehold.server';
@@ -46,10 +47,22 @@ export class StatusBar implements vscode.Disposable {
     return this.lastStatus;
   }
 
+  private lastServer: ServerState | undefined;
+  private spool: SpoolStatus | undefined;
+
+  /** The hook delivery spool as the server last reported it; shown in the server item's tooltip. */
+  showSpool(spool: SpoolStatus): void {
+    this.spool = spool;
+    if (this.lastServer) this.showServer(this.lastServer);
+  }
+
   showServer(state: ServerState): void {
+    this.lastServer = state;
     const view = serverStatusView(state);
+    const spool = state.kind === 'running' ? this.spool : undefined;
     this.serverItem.text = view.text;
-    this.serverItem.tooltip = view.tooltip;
+    this.serverItem.tooltip = spool ? `${view.tooltip}\n${spoolSummaryLines(spool, Date.now()).join('\n')}` : view.tooltip;
+    if (spool && spool.quarantined > 0 && view.attention === 'none') view.attention = 'warning';
     this.serverItem.command = view.command;
     this.serverItem.backgroundColor = view.attention === 'error' ? new vscode.ThemeColor('statusBarItem.errorBackground') : view.attention === 'warning' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.serverItem.show();

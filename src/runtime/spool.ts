@@ -17,10 +17,11 @@
 import { join } from 'node:path';
 import { invalidArgument } from '../core/errors.ts';
 import { nodeFs } from './builtins.ts';
+import { currentHolder, holderGone, parseHolder } from './lockHolder.ts';
 
 // node:fs through builtins.ts (the hook process loads this module; see there). fs/promises
 // is reached only by the replay, which runs in the server.
-const { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } = nodeFs();
+const { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } = nodeFs();
 const fsp = () => nodeFs().promises;
 
 export interface SpooledEvent {
@@ -35,15 +36,25 @@ export interface SpoolEntry {
   event: SpooledEvent;
 }
 
+/** An entry set aside because it can never be applied; reported once, with where it now is and why. */
+export interface QuarantinedEntry {
+  name: string;
+  /** Where the entry is now: in quarantine/, or left in place when even moving it failed. */
+  path: string;
+  reason: string;
+}
+
 export interface ReplayResult {
   /** Ids applied and deleted, in order. */
   applied: string[];
-  /** Set when replay stopped early; that event and everything after it stays spooled. */
+  /** Set when replay stopped early because `apply` failed; that event and everything after it stays spooled. */
   failed?: { id: string; error: string };
-  /** Files that were not JSON (disk damage, a foreign file); moved to corrupt/ so they never block replay. */
-  quarantined: string[];
-  /** True when another replayer holds the lock; nothing was done. */
+  /** Entries newly set aside this run (unreadable, not a file, not JSON, not an event): they never block the entries behind them. */
+  quarantined: QuarantinedEntry[];
+  /** True when another live replayer holds the lock; nothing was done. */
   busy: boolean;
+  /** Problems with the spool itself that this run repaired or could not repair (each reported once per cause). */
+  notices: string[];
 }
 
 /**
@@ -60,8 +71,10 @@ function randomHex(): string {
 const EVENT_FILE = /^[0-9A-Za-z][0-9A-Za-z._-]*\.json$/;
 const ID_PATTERN = /^[0-9A-Za-z][0-9A-Za-z._-]*$/;
 const PROCESSING_DIR = 'processing';
-const CORRUPT_DIR = 'corrupt';
+export const QUARANTINE_DIR = 'quarantine';
 const LOCK_FILE = '.replay.lock';
+/** A hook event body is at most 64 KiB; a spool entry far past that is not one of ours. */
+const MAX_ENTRY_BYTES = 1024 * 1024;
 /** A claim older than this whose claimer is gone goes back into the queue. */
 const STALE_CLAIM_MS = 60_000;
 
@@ -86,6 +99,9 @@ function ensureDir(dir: string): void {
   // 0700: events name sessions, commands and tokens' owners; only this user may read them.
   mkdirSync(dir, { recursive: true, mode: 0o700 });
 }
+
+const errorCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | null)?.code;
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 function fsyncDir(dir: string): void {
   // Makes the rename itself durable. Not supported everywhere (e.g. some macOS filesystems); the
@@ -143,36 +159,53 @@ function listEventFiles(dir: string): string[] {
       .filter((name) => EVENT_FILE.test(name))
       .sort();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if (errorCode(error) === 'ENOENT') return [];
     throw error;
   }
 }
 
-function parseEvent(text: string): SpooledEvent | null {
+/** The event in a spool file's text, or why it is not one. */
+function parseEvent(text: string): SpooledEvent | string {
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    if (value !== null && typeof value === 'object' && !Array.isArray(value) && typeof (value as SpooledEvent).id === 'string') {
-      return value as SpooledEvent;
-    }
-  } catch {
-    /* fall through */
+    value = JSON.parse(text);
+  } catch (error) {
+    return `not JSON (${errorText(error)})`;
   }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'not a JSON object';
+  if (typeof (value as SpooledEvent).id !== 'string') return 'has no string "id"';
+  return value as SpooledEvent;
+}
+
+/** Why a directory entry cannot be a spooled event without even opening it, or null. A FIFO would block a read for ever. */
+function notAnEventFile(path: string): string | null {
+  let stat;
+  try {
+    stat = lstatSync(path);
+  } catch (error) {
+    return errorCode(error) === 'ENOENT' ? null : `cannot be inspected (${errorCode(error) ?? errorText(error)})`;
+  }
+  if (stat.isSymbolicLink()) return 'is a symbolic link, not a file';
+  if (stat.isDirectory()) return 'is a directory, not a file';
+  if (!stat.isFile()) return 'is not a regular file';
+  if (stat.size > MAX_ENTRY_BYTES) return `is ${stat.size} bytes, more than any hook event (${MAX_ENTRY_BYTES})`;
   return null;
 }
 
-/** The spooled events in replay order. Tmp files and unparseable files are left out. */
+/** The spooled events in replay order. Tmp files and entries that are not readable events are left out. */
 export function readSpool(dir: string): SpoolEntry[] {
   const entries: SpoolEntry[] = [];
   for (const name of listEventFiles(dir)) {
     const path = join(dir, name);
+    if (notAnEventFile(path) !== null) continue;
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
     } catch {
-      continue; // claimed by a replayer since the listing
+      continue; // claimed by a replayer since the listing, or unreadable
     }
     const event = parseEvent(text);
-    if (event) entries.push({ id: name.slice(0, -'.json'.length), path, event });
+    if (typeof event !== 'string') entries.push({ id: name.slice(0, -'.json'.length), path, event });
   }
   return entries;
 }
@@ -182,36 +215,79 @@ function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errorCode(error) === 'EPERM';
   }
 }
 
+/** Nonces of the replay locks this process holds now: a lock naming this very process is live only if listed here. */
+const heldLocks = new Set<string>();
+
+type LockOutcome = { held: string } | { busy: true } | { unlocked: true };
+
 /**
- * Takes the replay lock, or returns false when a live replayer holds it. The lock file is
- * created with its content in one step (hard link of a written tmp file), so a reader never
- * sees an empty lock and mistakes a live holder for a dead one. Residual race, accepted: two
- * replayers taking over the same dead holder's lock at the same instant may both run; the
- * per-file claim still keeps each event to one apply.
+ * Takes the replay lock. The lock names its holder by pid and start time (lockHolder.ts), so
+ * it cannot outlive the holder: a dead pid, a pid reused by another process (a container's
+ * pid 1 after a restart), an empty or garbage file, or a lock this process left behind is
+ * removed, with a notice. The file is created with its content in one step (hard link of a
+ * written tmp file), so a reader never sees a live holder's lock empty. When the lock cannot
+ * be taken or removed at all (a foreign directory in its place), replay runs unlocked: the
+ * lock only orders concurrent replayers, and the per-file claim still applies each event once.
  */
-async function takeLock(lockPath: string): Promise<boolean> {
-  const tmp = `${lockPath}.${process.pid}-${randomHex()}`;
-  await fsp().writeFile(tmp, String(process.pid), { mode: 0o600 });
+async function takeLock(lockPath: string, notices: string[]): Promise<LockOutcome> {
+  const nonce = `${randomHex()}${randomHex()}`;
+  const tmp = `${lockPath}.${process.pid}-${nonce}`;
+  const me = currentHolder();
   try {
-    for (let attempt = 0; attempt < 2; attempt++) {
+    await fsp().writeFile(tmp, JSON.stringify({ ...me, nonce }), { mode: 0o600 });
+  } catch (error) {
+    notices.push(`cannot write the replay lock next to ${lockPath} (${errorCode(error) ?? errorText(error)}); replaying without it`);
+    return { unlocked: true };
+  }
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
       try {
         await fsp().link(tmp, lockPath);
-        return true;
+        heldLocks.add(nonce);
+        return { held: nonce };
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        if (errorCode(error) !== 'EEXIST') break;
       }
-      const holder = Number((await fsp().readFile(lockPath, 'utf8').catch(() => '')).trim());
-      if (!Number.isInteger(holder) || holder <= 0 || isAlive(holder)) return false;
-      // The holder died mid-replay; its claims are recovered below. Remove and retry once.
-      await fsp().unlink(lockPath).catch(() => undefined);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(await fsp().readFile(lockPath, 'utf8'));
+      } catch {
+        parsed = undefined;
+      }
+      const holder = parseHolder(parsed);
+      let gone: string | null;
+      if (holder !== undefined && holder.pid === me.pid && holder.start === me.start) {
+        const heldHere = heldLocks.has(String((parsed as { nonce?: unknown }).nonce));
+        gone = heldHere ? null : 'this process left it behind';
+      } else {
+        gone = holderGone(holder);
+      }
+      if (gone === null) return { busy: true };
+      notices.push(`removed a stale replay lock ${lockPath}: ${gone}`);
+      await fsp()
+        .rm(lockPath, { recursive: true, force: true })
+        .catch(() => undefined);
     }
-    return false;
+    notices.push(`cannot take the replay lock ${lockPath}; replaying without it`);
+    return { unlocked: true };
   } finally {
-    await fsp().unlink(tmp).catch(() => undefined);
+    await fsp()
+      .unlink(tmp)
+      .catch(() => undefined);
+  }
+}
+
+async function releaseLock(lockPath: string, nonce: string): Promise<void> {
+  heldLocks.delete(nonce);
+  try {
+    const parsed = JSON.parse(await fsp().readFile(lockPath, 'utf8')) as { nonce?: unknown };
+    if (parsed.nonce === nonce) await fsp().unlink(lockPath);
+  } catch {
+    /* already gone or replaced */
   }
 }
 
@@ -229,13 +305,19 @@ async function recoverStaleClaims(dir: string, nowMs: number): Promise<void> {
     const match = /^(.+\.json)\.(\d+)$/.exec(name);
     if (!match) continue;
     const claimPath = join(processing, name);
-    const stat = await fsp().stat(claimPath).catch(() => null);
+    const stat = await fsp()
+      .lstat(claimPath)
+      .catch(() => null);
     if (stat === null) continue;
-    // We hold the replay lock, so a claim of our own pid is a leftover of an earlier failed
-    // put-back; another pid's claim is stale once that process is gone or the claim is old.
+    // We hold the replay lock, so a claim of our own pid is a leftover (of an earlier failed
+    // put-back, or of a predecessor that had our pid); another pid's claim is stale once that
+    // process is gone or the claim is old.
     const claimer = Number(match[2]);
     const stale = claimer === process.pid || !isAlive(claimer) || nowMs - stat.ctimeMs > STALE_CLAIM_MS;
-    if (stale) await fsp().rename(claimPath, join(dir, match[1])).catch(() => undefined);
+    if (stale)
+      await fsp()
+        .rename(claimPath, join(dir, match[1]))
+        .catch(() => undefined);
   }
 }
 
@@ -244,59 +326,237 @@ async function removeAbandonedTmpFiles(dir: string, nowMs: number): Promise<void
   for (const name of await fsp().readdir(dir)) {
     if (!name.startsWith('.tmp-')) continue;
     const path = join(dir, name);
-    const stat = await fsp().stat(path).catch(() => null);
-    if (stat !== null && nowMs - stat.mtimeMs > STALE_CLAIM_MS) await fsp().unlink(path).catch(() => undefined);
+    const stat = await fsp()
+      .lstat(path)
+      .catch(() => null);
+    if (stat !== null && nowMs - stat.mtimeMs > STALE_CLAIM_MS)
+      await fsp()
+        .rm(path, { recursive: true, force: true })
+        .catch(() => undefined);
   }
+}
+
+/**
+ * Entries that could be neither applied nor moved aside (a directory owned by root cannot be
+ * moved into another directory by us): skipped from then on, and reported only the first
+ * time. Keyed by spool dir, then entry name.
+ */
+const stuckEntries = new Map<string, Map<string, string>>();
+
+function stuckIn(dir: string): Map<string, string> {
+  let stuck = stuckEntries.get(dir);
+  if (!stuck) stuckEntries.set(dir, (stuck = new Map()));
+  return stuck;
+}
+
+async function freeName(directory: string, name: string): Promise<string> {
+  const taken = new Set(await fsp().readdir(directory));
+  if (!taken.has(name)) return name;
+  for (let n = 1; ; n++) if (!taken.has(`${name}.${n}`)) return `${name}.${n}`;
+}
+
+/** Moves an entry into quarantine/ (counted, never replayed), or marks it stuck in place. */
+async function quarantine(dir: string, name: string, from: string, reason: string, result: ReplayResult): Promise<void> {
+  const quarantineDir = join(dir, QUARANTINE_DIR);
+  try {
+    ensureDir(quarantineDir);
+    const target = join(quarantineDir, await freeName(quarantineDir, name));
+    await fsp().rename(from, target);
+    result.quarantined.push({ name, path: target, reason });
+  } catch (error) {
+    const stuck = stuckIn(dir);
+    const fullReason = `${reason}; it could not be moved aside either (${errorCode(error) ?? errorText(error)}), so replay skips it`;
+    if (!stuck.has(name)) result.quarantined.push({ name, path: from, reason: fullReason });
+    stuck.set(name, fullReason);
+  }
+}
+
+/** Where the entries of a spool dir we cannot use (another user's, or not a directory) go. */
+function movedAsidePath(dir: string, nowMs: number): string {
+  return `${dir}.moved-aside-${nowMs}`;
+}
+
+/**
+ * Makes sure the spool is a directory this user owns and can use. One that is not (created
+ * by a hook run under sudo, so owned by root; a file or a link in its place) is renamed
+ * aside, a fresh spool takes its place (so this user's hooks can spool again), and every
+ * entry of the old one that can still be read is re-queued with its id (the server applies
+ * an id once, so an entry that was also delivered directly is not applied twice).
+ * Returns false when the spool cannot be used at all; `notices` says why and what to do.
+ */
+async function ensureUsableSpool(dir: string, nowMs: number, notices: string[]): Promise<boolean> {
+  const stat = await fsp()
+    .lstat(dir)
+    .catch(() => null);
+  if (stat === null) return true;
+  const uid = process.getuid?.();
+  let problem: string | null = null;
+  if (stat.isSymbolicLink()) problem = 'is a symbolic link';
+  else if (!stat.isDirectory()) problem = 'is not a directory';
+  else if (uid !== undefined && stat.uid !== uid) problem = `belongs to uid ${stat.uid}, not to this user (uid ${uid}); a hook run under sudo creates it so`;
+  if (problem === null) {
+    if ((stat.mode & 0o700) !== 0o700) {
+      await fsp().chmod(dir, 0o700);
+      notices.push(`spool ${dir} had mode ${(stat.mode & 0o777).toString(8)}; set it to 700 so replay can read and move its entries`);
+    }
+    return true;
+  }
+  const aside = movedAsidePath(dir, nowMs);
+  try {
+    await fsp().rename(dir, aside);
+  } catch (error) {
+    notices.push(
+      `spool ${dir} ${problem}, and it cannot be moved aside (${errorCode(error) ?? errorText(error)}): hooks cannot spool and nothing there is replayed. Fix: \`sudo rm -rf ${dir}\` (or \`sudo chown -R $(id -un) ${dir}\`).`,
+    );
+    return false;
+  }
+  ensureDir(dir);
+  let requeued = 0;
+  let unreadable = 0;
+  const names = stat.isDirectory()
+    ? await fsp()
+        .readdir(aside)
+        .catch(() => null)
+    : [];
+  for (const name of names ?? []) {
+    if (!EVENT_FILE.test(name)) continue;
+    const path = join(aside, name);
+    const event = notAnEventFile(path) === null ? parseEvent(await fsp().readFile(path, 'utf8').catch(() => '')) : '';
+    if (typeof event === 'string' || !ID_PATTERN.test(event.id)) {
+      unreadable++;
+      continue;
+    }
+    spoolEvent(dir, event);
+    requeued++;
+  }
+  const listing = names === null ? 'its entries cannot be listed' : `${requeued} readable entries re-queued, ${unreadable} left there`;
+  notices.push(`spool ${dir} ${problem}: moved it aside to ${aside} and started a fresh one (${listing}). Remove the old one when done: \`sudo rm -rf ${aside}\`.`);
+  return true;
+}
+
+/** A subdirectory of the spool, recreated if something else took its name. */
+async function ensureSubdir(dir: string, name: string, nowMs: number, notices: string[]): Promise<void> {
+  const path = join(dir, name);
+  const stat = await fsp()
+    .lstat(path)
+    .catch(() => null);
+  if (stat !== null && !stat.isDirectory()) {
+    const aside = movedAsidePath(path, nowMs);
+    await fsp().rename(path, aside);
+    notices.push(`${path} was not a directory; moved it aside to ${aside}`);
+  }
+  ensureDir(path);
+}
+
+export interface ReplayOptions {
+  nowMs?: number;
+  /** Why an event can never be applied (it is then quarantined, not retried), or null to apply it. */
+  validate?: (event: SpooledEvent) => string | null;
 }
 
 /**
  * Applies spooled events oldest first. Each event is claimed (renamed into processing/)
  * before `apply`, deleted only after `apply` resolves, and put back if it rejects; replay
- * stops at the first failure so later events never overtake an earlier one.
+ * stops at the first failure of `apply` so later events never overtake an earlier one. An
+ * entry that can never be applied (unreadable, not a regular file, not JSON, not an event,
+ * refused by `validate`) is quarantined and never blocks the entries behind it. Never throws
+ * for anything found on disk: `notices` carries what was repaired or is wrong.
  */
-export async function replaySpool(
-  dir: string,
-  apply: (event: SpooledEvent) => Promise<void>,
-  options: { nowMs?: number } = {},
-): Promise<ReplayResult> {
-  const result: ReplayResult = { applied: [], quarantined: [], busy: false };
-  if ((await fsp().stat(dir).catch(() => null)) === null) return result; // nothing was ever spooled
-  ensureDir(join(dir, PROCESSING_DIR));
-  const lockPath = join(dir, LOCK_FILE);
-  if (!(await takeLock(lockPath))) return { ...result, busy: true };
+export async function replaySpool(dir: string, apply: (event: SpooledEvent) => Promise<void>, options: ReplayOptions = {}): Promise<ReplayResult> {
+  const result: ReplayResult = { applied: [], quarantined: [], busy: false, notices: [] };
+  const nowMs = options.nowMs ?? Date.now();
   try {
-    const nowMs = options.nowMs ?? Date.now();
+    if (!(await ensureUsableSpool(dir, nowMs, result.notices))) return result;
+    if ((await fsp().stat(dir).catch(() => null)) === null) return result; // nothing was ever spooled
+    await ensureSubdir(dir, PROCESSING_DIR, nowMs, result.notices);
+  } catch (error) {
+    result.notices.push(`spool ${dir} cannot be prepared for replay (${errorCode(error) ?? errorText(error)})`);
+    return result;
+  }
+  const lockPath = join(dir, LOCK_FILE);
+  const lock = await takeLock(lockPath, result.notices);
+  if ('busy' in lock) return { ...result, busy: true };
+  try {
     await recoverStaleClaims(dir, nowMs);
     await removeAbandonedTmpFiles(dir, nowMs);
-    for (const name of listEventFiles(dir)) {
+    const stuck = stuckIn(dir);
+    const names = listEventFiles(dir);
+    for (const gone of [...stuck.keys()]) if (!names.includes(gone)) stuck.delete(gone);
+    for (const name of names) {
+      if (stuck.has(name)) continue;
       const id = name.slice(0, -'.json'.length);
       const queuedPath = join(dir, name);
+      const shape = notAnEventFile(queuedPath);
+      if (shape !== null) {
+        await quarantine(dir, name, queuedPath, shape, result);
+        continue;
+      }
       const claimPath = join(dir, PROCESSING_DIR, `${name}.${process.pid}`);
       try {
         await fsp().rename(queuedPath, claimPath);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // another replayer has it
-        throw error;
+        if (errorCode(error) === 'ENOENT') continue; // another replayer has it
+        await quarantine(dir, name, queuedPath, `cannot be claimed (${errorCode(error) ?? errorText(error)})`, result);
+        continue;
       }
-      const event = parseEvent(await fsp().readFile(claimPath, 'utf8'));
-      if (event === null) {
-        ensureDir(join(dir, CORRUPT_DIR));
-        await fsp().rename(claimPath, join(dir, CORRUPT_DIR, name));
-        result.quarantined.push(id);
+      let event: SpooledEvent | string;
+      try {
+        event = parseEvent(await fsp().readFile(claimPath, 'utf8'));
+      } catch (error) {
+        event = `cannot be read (${errorCode(error) ?? errorText(error)}); a hook run as another user (sudo) writes such files`;
+      }
+      const refusal = typeof event === 'string' ? event : options.validate?.(event) ?? null;
+      if (refusal !== null || typeof event === 'string') {
+        await quarantine(dir, name, claimPath, refusal ?? 'not an event', result);
         continue;
       }
       try {
         await apply(event);
       } catch (error) {
-        await fsp().rename(claimPath, queuedPath);
-        result.failed = { id, error: error instanceof Error ? error.message : String(error) };
+        await fsp()
+          .rename(claimPath, queuedPath)
+          .catch(() => undefined);
+        result.failed = { id, error: errorText(error) };
         break;
       }
-      await fsp().unlink(claimPath);
+      await fsp()
+        .unlink(claimPath)
+        .catch(() => undefined);
       result.applied.push(id);
     }
+  } catch (error) {
+    result.notices.push(`spool ${dir} replay stopped (${errorCode(error) ?? errorText(error)})`);
   } finally {
-    await fsp().unlink(lockPath).catch(() => undefined);
+    if ('held' in lock) await releaseLock(lockPath, lock.held);
   }
   return result;
+}
+
+export interface SpoolCounts {
+  /** Entries waiting to be replayed (queued or claimed by a replayer). */
+  pending: number;
+  /** Entries set aside: in quarantine/, or stuck in place. */
+  quarantined: number;
+}
+
+/** How many entries wait and how many were set aside; a spool that cannot be listed counts as empty. */
+export function countSpool(dir: string): SpoolCounts {
+  const count = (path: string, keep: (name: string) => boolean): number => {
+    try {
+      return readdirSync(path).filter(keep).length;
+    } catch {
+      return 0;
+    }
+  };
+  const stuck = stuckEntries.get(dir)?.size ?? 0;
+  let queued = 0;
+  try {
+    queued = listEventFiles(dir).length - stuck;
+  } catch {
+    queued = 0;
+  }
+  return {
+    pending: Math.max(0, queued) + count(join(dir, PROCESSING_DIR), (name) => /\.json\.\d+$/.test(name)),
+    quarantined: count(join(dir, QUARANTINE_DIR), () => true) + stuck,
+  };
 }

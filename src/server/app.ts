@@ -19,6 +19,7 @@ import { McpGateway, type McpSessionLimits } from './mcp/mcpGateway.ts';
 import { waitLeaseToolRegistrar } from './mcp/waitLeaseTools.ts';
 import { waitLeaseRoutes } from './http/routes/waitLeaseRoutes.ts';
 import { hookEventRoutes } from './http/routes/hookEventRoutes.ts';
+import { statusRoutes } from './http/routes/statusRoutes.ts';
 import { HookEventService } from './hooks/hookEventService.ts';
 import { runtimeFiles } from '../runtime/paths.ts';
 import { type LeaseClock, systemLeaseClock } from './clock/leaseClock.ts';
@@ -197,15 +198,24 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       logger,
       replayIntervalMs: config.hookReplayIntervalMs,
     });
-    const router = new Router().add(...claimRoutes(claims), ...waitLeaseRoutes(waitLeases), ...hookEventRoutes(hookEvents));
     const startedAt = Date.now();
+    const health = () => ({ ok: true, version: LEASEHOLD_VERSION, pid: process.pid, storage: config.storage.kind, schema_version: schemaVersion, started_at: startedAt });
+    const router = new Router().add(
+      ...claimRoutes(claims),
+      ...waitLeaseRoutes(waitLeases),
+      ...hookEventRoutes(hookEvents),
+      ...statusRoutes(() => {
+        const { ok: _ok, ...server } = health();
+        return { ...server, spool: hookEvents.spoolState.snapshot() };
+      }),
+    );
     const listener = createRequestListener({
       router,
       bus,
       mcp,
       writeLimiter: new WriteRateLimiter(clock, config.writeRateLimit),
       authenticateHuman: (candidate) => claimStore.findHumanByTokenHash(hashToken(candidate)),
-      health: () => ({ ok: true, version: LEASEHOLD_VERSION, pid: process.pid, storage: config.storage.kind, schema_version: schemaVersion, started_at: startedAt }),
+      health,
       onError: (error, req) => logger.error('request failed', { method: req.method, url: req.url, error: error instanceof Error ? error.stack : String(error) }),
     });
     const server: Server = createServer(listener);

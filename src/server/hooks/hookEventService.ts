@@ -29,6 +29,7 @@ import type { ReplayResult, SpooledEvent } from '../../runtime/spool.ts';
 import type { Db } from '../db/sql.ts';
 import type { WaitLeaseService } from '../waitLeases/waitLeaseService.ts';
 import { isSameProcess } from '../observe/processInfo.ts';
+import { SpoolState } from './spoolState.ts';
 
 export interface HookEventLogger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -87,6 +88,8 @@ export class HookEventService {
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** The spool's state for GET /api/v1/status; logs each spool problem once. */
+  readonly spoolState: SpoolState;
 
   constructor(options: HookEventServiceOptions) {
     this.db = options.db;
@@ -95,6 +98,7 @@ export class HookEventService {
     this.logger = options.logger;
     this.replayIntervalMs = options.replayIntervalMs ?? DEFAULT_REPLAY_INTERVAL_MS;
     this.retentionMs = options.retentionMs ?? DEFAULT_HOOK_EVENT_RETENTION_MS;
+    this.spoolState = new SpoolState(this.spoolDir, this.logger);
   }
 
   /** Replays the spool now, then on every tick; prunes old ids on the tick too. */
@@ -121,7 +125,8 @@ export class HookEventService {
   async submit(body: unknown): Promise<HookEventResponse> {
     const event = parseWire(HookEventSchema, body, 'body');
     return this.serial(async () => {
-      await this.drainSpool();
+      // Whatever is wrong with the spool is recorded there; it must never fail the event at hand.
+      await this.drainSpool().catch((error: unknown) => this.spoolState.recordError(String(error)));
       return this.applyOnce(event);
     });
   }
@@ -131,6 +136,7 @@ export class HookEventService {
     if (this.stopped) return Promise.resolve(undefined);
     return this.serial(() => this.drainSpool()).catch((error: unknown) => {
       this.logger?.error('hook spool replay failed', { error: String(error) });
+      this.spoolState.recordError(String(error));
       return undefined;
     });
   }
@@ -153,23 +159,29 @@ export class HookEventService {
   private hasSpooledEvents(): boolean {
     try {
       return readdirSync(this.spoolDir).some((name) => name.endsWith('.json') || name === 'processing');
-    } catch {
-      return false;
+    } catch (error) {
+      // Only a missing spool is empty; one we cannot list (another user's) is replay's to report.
+      return (error as NodeJS.ErrnoException).code !== 'ENOENT';
     }
   }
 
   /** Must run on the queue. */
   private async drainSpool(): Promise<ReplayResult | undefined> {
     if (!this.hasSpooledEvents()) return undefined;
-    const result = await replaySpool(this.spoolDir, async (spooled: SpooledEvent) => {
-      const parsed = HookEventSchema.safeParse(spooled);
-      if (!parsed.success) {
-        // Replaying it again could never succeed; keeping it would block every later event.
-        this.logger?.error('dropped a spooled hook event that is not a valid {id, ops}', { id: spooled.id, issue: parsed.error.issues[0]?.message });
-        return;
-      }
-      await this.applyOnce(parsed.data);
-    });
+    const result = await replaySpool(
+      this.spoolDir,
+      async (spooled: SpooledEvent) => {
+        await this.applyOnce(HookEventSchema.parse(spooled));
+      },
+      {
+        // Replaying it again could never succeed; it is quarantined so it never blocks later events.
+        validate: (spooled) => {
+          const parsed = HookEventSchema.safeParse(spooled);
+          return parsed.success ? null : `not a valid hook event {id, ops}: ${parsed.error.issues[0]?.message ?? 'invalid'}`;
+        },
+      },
+    );
+    this.spoolState.record(result);
     if (result.applied.length > 0 || result.failed || result.quarantined.length > 0) {
       this.logger?.info('replayed spooled hook events', { applied: result.applied.length, failed: result.failed, quarantined: result.quarantined.length });
     }

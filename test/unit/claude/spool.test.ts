@@ -115,7 +115,8 @@ describe('delivery spool', function () {
     });
     assert.deepEqual(applied, [1, 3]);
     assert.equal(result.quarantined.length, 1);
-    assert.equal(readdirSync(join(dir, 'corrupt')).length, 1);
+    assert.equal(readdirSync(join(dir, 'quarantine')).length, 1);
+    assert.match(result.quarantined[0]!.reason, /not JSON/);
   });
 
   it('replays an event whose replayer died after claiming it', async () => {
