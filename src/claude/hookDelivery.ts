@@ -14,6 +14,7 @@ import type { HookLog } from './hookLog.ts';
 import { spoolEvent } from './spool.ts';
 import { nodeFs, nodeHttp } from '../runtime/builtins.ts';
 import { runtimeFiles } from '../runtime/paths.ts';
+import { unsafeRuntimeDir, untrustedServer } from '../runtime/trust.ts';
 
 // node:fs through builtins.ts: an ESM import of it costs the hook process ~6 ms (see there).
 const { readFileSync } = nodeFs();
@@ -27,13 +28,15 @@ export interface ServerAddress {
 
 /** server.json's url and the token file, or undefined when no server has published itself. */
 export function findServer(runtimeDir: string): ServerAddress | undefined {
-  let url: unknown;
+  let discovery: { url?: unknown; pid?: unknown };
   try {
-    url = (JSON.parse(readFileSync(runtimeFiles.discovery(runtimeDir), 'utf8')) as { url?: unknown }).url;
+    discovery = JSON.parse(readFileSync(runtimeFiles.discovery(runtimeDir), 'utf8')) as { url?: unknown; pid?: unknown };
   } catch {
     return undefined;
   }
-  if (typeof url !== 'string' || !/^https?:\/\//.test(url)) return undefined;
+  // The human token goes only to a live server of this user, named in a dir nobody else can write (else: spool).
+  if (unsafeRuntimeDir(runtimeDir) !== null || untrustedServer(discovery) !== null) return undefined;
+  const url = discovery.url as string;
   let token: string | undefined;
   try {
     token = readFileSync(runtimeFiles.token(runtimeDir), 'utf8').trim() || undefined;

@@ -29,6 +29,7 @@ import type {
   VerdictWire,
 } from '../core/waitLease/wire.ts';
 import { readDiscovery } from '../runtime/discovery.ts';
+import { unsafeRuntimeDir, untrustedServer } from '../runtime/trust.ts';
 import { runtimeFiles } from '../runtime/paths.ts';
 
 export class LeaseholdApiError extends Error {
@@ -85,8 +86,10 @@ export class LeaseholdClient {
 
   /** A client for the server this user's runtime dir names (server.json + token file). */
   static fromRuntimeDir(runtimeDir: string, options: { timeoutMs?: number } = {}): LeaseholdClient | undefined {
+    // The token goes only to a live server of this user named by a runtime dir nobody else can write.
+    if (unsafeRuntimeDir(runtimeDir) !== null) return undefined;
     const discovery = readDiscovery(runtimeDir);
-    if (!discovery) return undefined;
+    if (!discovery || untrustedServer(discovery) !== null) return undefined;
     let token: string | undefined;
     try {
       token = readFileSync(runtimeFiles.token(runtimeDir), 'utf8').trim();

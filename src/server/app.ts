@@ -32,6 +32,8 @@ import { WaitLeaseService } from './waitLeases/waitLeaseService.ts';
 import { WaitLeaseStore } from './waitLeases/waitLeaseStore.ts';
 import { removeDiscovery, writeDiscovery } from '../runtime/discovery.ts';
 import { InstanceLock } from './runtime/instanceLock.ts';
+import { unsafeRuntimeDir } from '../runtime/trust.ts';
+import { LeaseholdError } from '../core/errors.ts';
 import { ensureLocalHuman } from './runtime/localHuman.ts';
 import { LEASEHOLD_VERSION } from './version.ts';
 import type { HumanRecord } from './claims/records.ts';
@@ -111,6 +113,9 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
     cleanups.length = 0;
   };
   try {
+    // Before anything is written there: server.json and the token must not land where another user can swap them.
+    const unsafe = unsafeRuntimeDir(config.runtimeDir);
+    if (unsafe) throw new LeaseholdError('forbidden', unsafe, { field: 'runtime_dir' });
     const lock = config.storage.kind === 'sqlite' && config.singleInstance !== false ? InstanceLock.acquire(config.storage.dataDir) : undefined;
     if (lock) cleanups.push(() => lock.release());
 

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { defaultDataDir, defaultRuntimeDir } from '../../runtime/paths.ts';
 import { UsageError } from '../output.ts';
+import { readSecretFile, warnSecretOnCommandLine } from '../connect.ts';
 import { parseDurationMs, parseWholeNumber } from './waitLeaseArgs.ts';
 
 /** --hard-max-ttl (a duration), else LEASEHOLD_HARD_MAX_TTL_MS (ms), else the server default (1h). */
@@ -14,20 +15,56 @@ function hardMaxTtlMsOf(flag: string | undefined): number | undefined {
   return ms;
 }
 
+/** True when a connection string carries a password (postgres://user:secret@host or ?password=). */
+function hasPassword(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.password !== '' || parsed.searchParams.has('password');
+  } catch {
+    return false;
+  }
+}
+
+/** A PostgreSQL connection string the pg driver can use, or a usage error naming where it came from. */
+function checkDatabaseUrl(url: string, source: string): void {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !['postgres:', 'postgresql:'].includes(parsed.protocol) || parsed.hostname === '') {
+    throw new UsageError(`${source}: must be a PostgreSQL URL such as postgres://user@host:5432/dbname (got something else)`);
+  }
+}
+
 export function registerServe(program: Command): void {
   program
     .command('serve')
     .description('run the lease server (embedded SQLite by default; PostgreSQL with --database-url or LEASEHOLD_DATABASE_URL)')
     .option('--data-dir <dir>', 'where the embedded database lives (env LEASEHOLD_DATA_DIR)')
-    .option('--database-url <url>', 'PostgreSQL connection string for team mode (env LEASEHOLD_DATABASE_URL)')
-    .option('--port <port>', 'port on 127.0.0.1 (default: a free one, published in server.json)', (value) => Number(value))
+    .option('--database-url <url>', 'PostgreSQL connection string for team mode; one with a password is visible to other users in `ps`, so prefer env LEASEHOLD_DATABASE_URL or --database-url-file')
+    .option('--database-url-file <path>', 'read the PostgreSQL connection string from a file readable by you alone (mode 600)')
+    .option('--port <port>', 'port on 127.0.0.1, 0-65535 (default: a free one, published in server.json)', (value) => {
+      const port = parseWholeNumber(value, '--port');
+      if (port > 65_535) throw new UsageError(`--port: must be a whole number 0-65535 (got ${JSON.stringify(value)})`);
+      return port;
+    })
     .option('--hard-max-ttl <duration>', 'most authority one wait-lease grant may carry, e.g. 1h (env LEASEHOLD_HARD_MAX_TTL_MS in ms; default 1h)')
-    .action(async (options: { dataDir?: string; databaseUrl?: string; port?: number; hardMaxTtl?: string }, command: Command) => {
+    .action(async (options: { dataDir?: string; databaseUrl?: string; databaseUrlFile?: string; port?: number; hardMaxTtl?: string }, command: Command) => {
       const hardMaxTtlMs = hardMaxTtlMsOf(options.hardMaxTtl);
       if (hardMaxTtlMs !== undefined && hardMaxTtlMs <= 0) throw new UsageError('--hard-max-ttl: must be positive');
       const { startLeaseServer } = await import('../../server/app.ts');
       const globals = command.optsWithGlobals() as { runtimeDir?: string };
-      const databaseUrl = options.databaseUrl ?? process.env.LEASEHOLD_DATABASE_URL;
+      if (options.databaseUrl !== undefined && options.databaseUrlFile !== undefined) throw new UsageError('--database-url and --database-url-file: give one, not both');
+      if (options.databaseUrl !== undefined && hasPassword(options.databaseUrl)) {
+        warnSecretOnCommandLine('--database-url with a password', 'LEASEHOLD_DATABASE_URL or --database-url-file');
+        // Overwrites argv in /proc/<pid>/cmdline (libuv reuses its memory), so the password
+        // stops showing in `ps` for the server's lifetime; the warning stands for the moment before.
+        process.title = 'leasehold serve';
+      }
+      const databaseUrl = options.databaseUrl ?? (options.databaseUrlFile ? readSecretFile(options.databaseUrlFile, '--database-url-file') : undefined) ?? (process.env.LEASEHOLD_DATABASE_URL || undefined);
+      if (databaseUrl !== undefined) checkDatabaseUrl(databaseUrl, options.databaseUrl !== undefined ? '--database-url' : options.databaseUrlFile !== undefined ? '--database-url-file' : 'LEASEHOLD_DATABASE_URL');
       const server = await startLeaseServer({
         storage: databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'sqlite', dataDir: options.dataDir ?? defaultDataDir() },
         runtimeDir: globals.runtimeDir ?? defaultRuntimeDir(),

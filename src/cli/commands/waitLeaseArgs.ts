@@ -23,7 +23,8 @@ export function parseInstantMs(input: string, flag: string, nowMs = Date.now()):
   const text = input.trim();
   if (/^\d+$/.test(text)) return Number(text);
   if (text.startsWith('+')) return nowMs + parseDurationMs(text.slice(1), flag);
-  const parsed = Date.parse(text);
+  // Date.parse alone reads "-1" as the year 2001: only an ISO date (YYYY-MM-DD[THH:MM...]) is a date here.
+  const parsed = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(parsed)) throw new UsageError(`${flag}: must be epoch milliseconds, an ISO date or +DURATION (got ${JSON.stringify(input)})`);
   return parsed;
 }

@@ -1,6 +1,6 @@
 // Delivery policy with a stand-in for HTTP (the real thing is test/cli/hook*.test.ts).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deliverHookEvent } from '../../../src/claude/hookDelivery.ts';
@@ -17,7 +17,8 @@ describe('hook delivery: retry with backoff, then the spool', () => {
   };
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'leasehold-delivery-'));
-    writeFileSync(join(dir, 'server.json'), JSON.stringify({ url: 'http://127.0.0.1:9' }));
+    // The test process stands in for a live server of this user (the posts below are scripted).
+    writeFileSync(join(dir, 'server.json'), JSON.stringify({ url: 'http://127.0.0.1:9', pid: process.pid }));
     writeFileSync(join(dir, 'token'), 'tok\n');
     event = { id: newEventId(), ops: [{ op: 'release_session', session_id: 's1' }] };
     sleeps.length = 0;
@@ -58,6 +59,18 @@ describe('hook delivery: retry with backoff, then the spool', () => {
     assert.ok(timeouts.reduce((a, b) => a + b, 0) + sleeps.reduce((a, b) => a + b, 0) <= 1_600);
     assert.deepEqual(readSpool(join(dir, 'spool')).map((entry) => entry.event), [event]);
   });
+
+  for (const [what, prepare] of [
+    ['server.json names a pid that is not running', () => writeFileSync(join(dir, 'server.json'), JSON.stringify({ url: 'http://127.0.0.1:9', pid: 999_999_999 }))],
+    ['server.json names a non-loopback URL', () => writeFileSync(join(dir, 'server.json'), JSON.stringify({ url: 'http://evil.example:80', pid: process.pid }))],
+    ['the runtime dir is world-writable', () => chmodSync(dir, 0o777)],
+  ] as const) {
+    it(`never sends the token when ${what}: spools instead`, async () => {
+      prepare();
+      const outcome = await deliverHookEvent(event, { runtimeDir: dir, sleep, post: async () => assert.fail('the token must not be sent') });
+      assert.equal(outcome.kind, 'spooled');
+    });
+  }
 
   it('spools at once when no server has published server.json', async () => {
     rmSync(join(dir, 'server.json'));
