@@ -13,6 +13,7 @@ import type { Db } from './db/sql.ts';
 import { ChangeBus } from './events.ts';
 import { WriteRateLimiter, type RateLimitOptions } from './http/rateLimit.ts';
 import { createRequestListener } from './http/requestListener.ts';
+import { InFlight } from './http/inFlight.ts';
 import { Router } from './http/router.ts';
 import { claimRoutes } from './http/routes/claimRoutes.ts';
 import { McpGateway, type McpSessionLimits } from './mcp/mcpGateway.ts';
@@ -49,6 +50,9 @@ export const stderrLogger: Logger = {
 };
 
 export const silentLogger: Logger = { info: () => undefined, error: () => undefined };
+
+/** How long a shutdown waits for requests in flight (a held-open stream would wait for ever). */
+const SHUTDOWN_DRAIN_MS = 5_000;
 
 export interface LeaseServerConfig {
   storage: StorageConfig;
@@ -214,7 +218,9 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
         return { ...server, spool: hookEvents.spoolState.snapshot() };
       }),
     );
+    const inFlight = new InFlight();
     const listener = createRequestListener({
+      inFlight,
       router,
       bus,
       mcp,
@@ -265,6 +271,13 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       });
       cleanups.push(() => removeDiscovery(config.runtimeDir));
     }
+    // Runs first on close: stop taking connections, refuse new requests with 503 and let the
+    // ones in flight finish while the database and the loops are still up.
+    cleanups.push(async () => {
+      server.close();
+      server.closeIdleConnections();
+      await inFlight.drain(SHUTDOWN_DRAIN_MS);
+    });
     logger.info('lease server listening', { url: baseUrl, storage: config.storage.kind, schema_version: schemaVersion });
 
     return {

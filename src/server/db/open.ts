@@ -5,6 +5,7 @@ import { migrate } from './migrations/index.ts';
 import { PostgresDb } from './postgresDb.ts';
 import type { Db } from './sql.ts';
 import { SqliteDb } from './sqliteDb.ts';
+import { checkSqliteFile, markHeldData } from './sqliteIntegrity.ts';
 
 export type StorageConfig =
   | { kind: 'sqlite'; dataDir: string }
@@ -14,14 +15,17 @@ export const SQLITE_FILENAME = 'leasehold.db';
 
 export async function openDb(config: StorageConfig): Promise<{ db: Db; schemaVersion: number }> {
   let db: Db;
+  const file = config.kind === 'sqlite' ? join(config.dataDir, SQLITE_FILENAME) : undefined;
   if (config.kind === 'sqlite') {
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-    db = new SqliteDb(join(config.dataDir, SQLITE_FILENAME));
+    checkSqliteFile(file!);
+    db = new SqliteDb(file!);
   } else {
     db = new PostgresDb(config.url, { schema: config.schema });
   }
   try {
     const schemaVersion = await migrate(db);
+    if (file) markHeldData(file);
     return { db, schemaVersion };
   } catch (error) {
     await db.close().catch(() => undefined);

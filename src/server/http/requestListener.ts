@@ -9,6 +9,7 @@ import { openEventStream } from './eventStream.ts';
 import type { WriteRateLimiter } from './rateLimit.ts';
 import { checkHostAndOrigin, readJsonBody } from './requestGuards.ts';
 import type { Router } from './router.ts';
+import type { InFlight } from './inFlight.ts';
 
 export interface RequestListenerOptions {
   router: Router;
@@ -18,6 +19,8 @@ export interface RequestListenerOptions {
   authenticateHuman: (token: string) => Promise<HumanRecord | undefined>;
   health: () => unknown;
   onError: (error: unknown, req: IncomingMessage) => void;
+  /** Requests in flight; while it drains for shutdown, new requests are refused with 503. */
+  inFlight?: InFlight;
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -86,7 +89,14 @@ export function createRequestListener(options: RequestListenerOptions): RequestL
   }
 
   return (req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    const { inFlight } = options;
+    if (inFlight && !inFlight.begin()) {
+      sendJson(res, 503, { error: { code: 'unavailable', message: 'the lease server is shutting down; retry in a moment' } }, { connection: 'close', 'retry-after': '1' });
+      req.resume();
+      return;
+    }
+    handle(req, res)
+      .catch((error: unknown) => {
       if (error instanceof LeaseholdError) {
         sendJson(res, error.status, error.toBody());
         // Drain a refused upload so the client reads our answer instead of a reset.
@@ -95,6 +105,7 @@ export function createRequestListener(options: RequestListenerOptions): RequestL
       }
       options.onError(error, req);
       sendJson(res, 500, { error: { code: 'internal', message: 'internal error; see the server log' } });
-    });
+      })
+      .finally(() => inFlight?.end());
   };
 }
