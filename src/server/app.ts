@@ -123,7 +123,9 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
     const lock = config.storage.kind === 'sqlite' && config.singleInstance !== false ? InstanceLock.acquire(config.storage.dataDir) : undefined;
     if (lock) cleanups.push(() => lock.release());
 
-    const { db, schemaVersion } = await openDb(config.storage);
+    const { db, schemaVersion } = await openDb(config.storage, (error, where) =>
+      logger.error('storage error', { where, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+    );
     cleanups.push(() => db.close());
 
     let clock = config.clock;

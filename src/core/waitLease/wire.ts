@@ -3,6 +3,7 @@
 // consumers read for decisions (reason codes, kind, disposition) are plain strings on purpose:
 // a newer server may add values, and consumers must degrade safely (reasons.ts, jobType.ts)
 // rather than fail to parse.
+import { MAX_STORED_INT } from '../wire/validate.ts';
 import { z } from 'zod';
 import { BASE_JOB_TYPES, LEASE_KINDS, OTHER_NAME_PATTERN } from './jobType.ts';
 import { DESCRIPTION_MAX_LENGTH, JOB_REF_MAX_LENGTH, RELEASE_NOTE_MAX_LENGTH } from './lease.ts';
@@ -181,7 +182,7 @@ export const SessionIdSchema = z.string().min(1).max(200);
 export const RegisterPaneRequestSchema = z.strictObject({
   name: PaneNameSchema,
   source: PaneSourceSchema,
-  shell_pid: z.int().positive().optional(),
+  shell_pid: z.int().positive().max(MAX_STORED_INT, `shell_pid must be a process id, at most ${MAX_STORED_INT}`).optional(),
   shell_start_time: z.union([z.string().min(1).max(100), z.int().nonnegative()]).optional(),
   window_id: z.string().max(200).optional(),
   title: z.string().max(200).optional(),

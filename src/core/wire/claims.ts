@@ -6,6 +6,7 @@ import {
   MIN_PER_CALL_LEASE_TTL_SECONDS,
 } from '../claimLease.ts';
 import { ALL_VERBS } from '../verbs.ts';
+import { MAX_STORED_INT } from './validate.ts';
 
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
@@ -125,7 +126,7 @@ export type ClaimView = z.infer<typeof claimViewSchema>;
 const leaseTtlArgument = perCallLeaseTtlSecondsSchema
   .optional()
   .describe(`Lease length in seconds for this call, capped at ${MAX_LEASE_TTL_SECONDS}. Omit it to use the default stated in this tool's description.`);
-const epochArgument = z.number().int().min(1).describe('The claim_epoch returned by claim/claim_next (the fencing token).');
+const epochArgument = z.number().int().min(1).max(MAX_STORED_INT, `claim_epoch must be at most ${MAX_STORED_INT}`).describe('The claim_epoch returned by claim/claim_next (the fencing token).');
 
 export const claimArgsSchema = z.object({ todo_id: z.string().min(1), lease_ttl_seconds: leaseTtlArgument }).strict();
 export const claimNextArgsSchema = z.object({ queue: slugSchema, lease_ttl_seconds: leaseTtlArgument }).strict();

@@ -6,6 +6,7 @@ import { PostgresDb } from './postgresDb.ts';
 import type { Db } from './sql.ts';
 import { SqliteDb } from './sqliteDb.ts';
 import { checkSqliteFile, markHeldData } from './sqliteIntegrity.ts';
+import type { StorageErrorReporter } from './storageErrors.ts';
 
 export type StorageConfig =
   | { kind: 'sqlite'; dataDir: string }
@@ -13,15 +14,16 @@ export type StorageConfig =
 
 export const SQLITE_FILENAME = 'leasehold.db';
 
-export async function openDb(config: StorageConfig): Promise<{ db: Db; schemaVersion: number }> {
+/** `report` hears every raw driver error (for the server log); callers only ever see safe LeaseholdErrors. */
+export async function openDb(config: StorageConfig, report?: StorageErrorReporter): Promise<{ db: Db; schemaVersion: number }> {
   let db: Db;
   const file = config.kind === 'sqlite' ? join(config.dataDir, SQLITE_FILENAME) : undefined;
   if (config.kind === 'sqlite') {
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
     checkSqliteFile(file!);
-    db = new SqliteDb(file!);
+    db = new SqliteDb(file!, report);
   } else {
-    db = new PostgresDb(config.url, { schema: config.schema });
+    db = new PostgresDb(config.url, { schema: config.schema, report });
   }
   try {
     const schemaVersion = await migrate(db);

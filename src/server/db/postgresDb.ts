@@ -1,6 +1,7 @@
 // Team storage: PostgreSQL through `pg`. Several lease servers may share one database.
 import pg from 'pg';
 import type { Db, SqlExecutor, SqlValue } from './sql.ts';
+import { type StorageErrorReporter, toStorageError } from './storageErrors.ts';
 
 // BIGINT columns hold epoch milliseconds, well inside Number's exact range.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -11,14 +12,26 @@ export function numberPlaceholders(sql: string): string {
   return sql.replace(/\?/g, () => `$${++index}`);
 }
 
-function executorFor(client: pg.Pool | pg.PoolClient): SqlExecutor {
+type Guard = <T>(run: () => Promise<T>) => Promise<T>;
+
+function executorFor(client: pg.Pool | pg.PoolClient, guard: Guard): SqlExecutor {
   return {
     all: async <Row>(sql: string, params: readonly SqlValue[] = []) =>
-      (await client.query(numberPlaceholders(sql), params as unknown[])).rows as Row[],
+      (await guard(() => client.query(numberPlaceholders(sql), params as unknown[]))).rows as Row[],
     run: async (sql: string, params: readonly SqlValue[] = []) => ({
-      changes: (await client.query(numberPlaceholders(sql), params as unknown[])).rowCount ?? 0,
+      changes: (await guard(() => client.query(numberPlaceholders(sql), params as unknown[]))).rowCount ?? 0,
     }),
   };
+}
+
+/** "PostgreSQL host:port/db" (never the password), for messages that must say which database failed. */
+function describeDatabase(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    return `PostgreSQL ${url.host}${url.pathname}`;
+  } catch {
+    return 'the PostgreSQL database';
+  }
 }
 
 export class PostgresDb implements Db {
@@ -26,14 +39,25 @@ export class PostgresDb implements Db {
   private readonly pool: pg.Pool;
   private readonly direct: SqlExecutor;
 
-  constructor(connectionString: string, options: { schema?: string; max?: number } = {}) {
+  private readonly guard: Guard;
+
+  constructor(connectionString: string, options: { schema?: string; max?: number; report?: StorageErrorReporter } = {}) {
+    const where = describeDatabase(connectionString);
+    // Driver errors leave as LeaseholdErrors that name the database and what to do (storageErrors.ts).
+    this.guard = async (run) => {
+      try {
+        return await run();
+      } catch (error) {
+        throw toStorageError(error, where, options.report);
+      }
+    };
     this.pool = new pg.Pool({
       connectionString,
       max: options.max ?? 10,
       // A per-test schema keeps suites isolated inside one shared database.
       options: options.schema ? `-c search_path=${options.schema}` : undefined,
     });
-    this.direct = executorFor(this.pool);
+    this.direct = executorFor(this.pool, this.guard);
   }
 
   all<Row>(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
@@ -45,11 +69,11 @@ export class PostgresDb implements Db {
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.guard(() => this.pool.connect());
     try {
-      await client.query('BEGIN');
-      const value = await fn(executorFor(client));
-      await client.query('COMMIT');
+      await this.guard(() => client.query('BEGIN'));
+      const value = await fn(executorFor(client, this.guard));
+      await this.guard(() => client.query('COMMIT'));
       return value;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -60,7 +84,7 @@ export class PostgresDb implements Db {
   }
 
   async execScript(sql: string): Promise<void> {
-    await this.pool.query(sql);
+    await this.guard(() => this.pool.query(sql));
   }
 
   async close(): Promise<void> {

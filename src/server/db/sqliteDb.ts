@@ -4,6 +4,7 @@
 import { chmodSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Db, SqlExecutor, SqlValue } from './sql.ts';
+import { type StorageErrorReporter, toStorageError } from './storageErrors.ts';
 
 type SqliteParam = string | number | bigint | null;
 
@@ -17,21 +18,34 @@ export class SqliteDb implements Db {
   private readonly statements = new Map<string, StatementSync>();
   private exclusive: Promise<unknown> = Promise.resolve();
   private readonly direct: SqlExecutor;
+  private readonly filename: string;
+  private readonly report: StorageErrorReporter | undefined;
 
-  constructor(filename: string) {
+  constructor(filename: string, report?: StorageErrorReporter) {
+    this.filename = filename;
+    this.report = report;
     this.database = new DatabaseSync(filename);
     // Token hashes live here: owner-only, like the runtime files. SQLite gives its -wal and
     // -shm files the main file's mode.
     if (filename !== ':memory:') chmodSync(filename, 0o600);
     this.database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
     this.direct = {
-      all: async <Row>(sql: string, params: readonly SqlValue[] = []) =>
-        this.statement(sql).all(...toSqliteParams(params)) as Row[],
-      run: async (sql: string, params: readonly SqlValue[] = []) => {
-        const result = this.statement(sql).run(...toSqliteParams(params));
-        return { changes: Number(result.changes) };
-      },
+      all: async <Row>(sql: string, params: readonly SqlValue[] = []) => this.guard(() => this.statement(sql).all(...toSqliteParams(params)) as Row[]),
+      run: async (sql: string, params: readonly SqlValue[] = []) =>
+        this.guard(() => {
+          const result = this.statement(sql).run(...toSqliteParams(params));
+          return { changes: Number(result.changes) };
+        }),
     };
+  }
+
+  /** Driver errors leave as LeaseholdErrors that name the file and what to do (storageErrors.ts). */
+  private guard<T>(run: () => T): T {
+    try {
+      return run();
+    } catch (error) {
+      throw toStorageError(error, this.filename, this.report);
+    }
   }
 
   private statement(sql: string): StatementSync {
@@ -55,13 +69,13 @@ export class SqliteDb implements Db {
 
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const result = this.exclusive.then(async () => {
-      this.database.exec('BEGIN IMMEDIATE');
+      this.guard(() => this.database.exec('BEGIN IMMEDIATE'));
       try {
         const value = await fn(this.direct);
-        this.database.exec('COMMIT');
+        this.guard(() => this.database.exec('COMMIT'));
         return value;
       } catch (error) {
-        this.database.exec('ROLLBACK');
+        if (this.database.isTransaction) this.database.exec('ROLLBACK');
         throw error;
       }
     });
@@ -71,7 +85,7 @@ export class SqliteDb implements Db {
 
   async execScript(sql: string): Promise<void> {
     await this.exclusive;
-    this.database.exec(sql);
+    this.guard(() => this.database.exec(sql));
   }
 
   async close(): Promise<void> {

@@ -37,6 +37,20 @@ function bearerToken(req: IncomingMessage): string | undefined {
   return /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
 }
 
+/**
+ * One rule for every route: a body, when sent, is a JSON object (every request shape is one);
+ * a route that takes no body accepts none or `{}`. So `[]`, `null` or `"x"` are refused, never
+ * silently read as "no options".
+ */
+function checkBodyShape(body: unknown, noBody: boolean, route: string): void {
+  if (body === undefined) return;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new LeaseholdError('invalid_argument', `body: must be a JSON object${noBody ? ` or absent (${route} takes no body)` : ''}`, { field: 'body' });
+  }
+  const keys = Object.keys(body);
+  if (noBody && keys.length > 0) throw new LeaseholdError('invalid_argument', `${route} takes no body; refused key(s) ${keys.join(', ')}`, { field: keys[0] });
+}
+
 export function createRequestListener(options: RequestListenerOptions): RequestListener {
   const { router } = options;
 
@@ -83,6 +97,7 @@ export function createRequestListener(options: RequestListenerOptions): RequestL
       }
     }
     const body = method === 'GET' ? undefined : await readJsonBody(req);
+    checkBodyShape(body, matched.route.noBody === true, `${method} ${url.pathname}`);
     const result = await matched.route.handler({ req, res, url, params: matched.params, body, human });
     if ('handled' in result) return;
     sendJson(res, result.status, result.body);

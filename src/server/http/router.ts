@@ -2,6 +2,8 @@
 // REST surface is a few dozen routes.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HumanRecord } from '../claims/records.ts';
+import { LeaseholdError } from '../../core/errors.ts';
+import { refuseNul } from '../../core/wire/validate.ts';
 
 export interface RequestContext {
   req: IncomingMessage;
@@ -23,6 +25,8 @@ export interface Route {
   write?: boolean;
   /** Which of the human's budgets (default "writes"): bursts of hook events must not starve their own edits. */
   writeBudget?: string;
+  /** The route takes no body: none, or `{}`, and anything else is refused (requestListener.ts). */
+  noBody?: true;
   handler: RouteHandler;
 }
 
@@ -62,12 +66,24 @@ export class Router {
       }
       const params: Record<string, string> = {};
       route.names.forEach((name, index) => {
-        params[name] = decodeURIComponent(found[index + 1]!);
+        params[name] = decodeSegment(found[index + 1]!, name);
       });
       return { route, params };
     }
     return allowed.length ? { allowed } : undefined;
   }
+}
+
+/** A path parameter, refused (400, naming it) when its percent-escapes are malformed or it holds U+0000. */
+function decodeSegment(raw: string, name: string): string {
+  let value: string;
+  try {
+    value = decodeURIComponent(raw);
+  } catch {
+    throw new LeaseholdError('invalid_argument', `${name}: "${raw}" is not valid percent-encoding (each % must start an escape of UTF-8 bytes, e.g. %20)`, { field: name });
+  }
+  refuseNul(value, name);
+  return value;
 }
 
 export function ok(body: unknown, status = 200): RouteResult {

@@ -57,6 +57,7 @@ export function claimRoutes(claims: ClaimService): Route[] {
     {
       method: 'POST',
       path: '/api/v1/endpoints/:ref/revoke',
+      noBody: true,
       write: true,
       handler: async ({ human, params }) => ok({ endpoint: await claims.revokeEndpoint(human, params.ref!) }),
     },

@@ -71,6 +71,7 @@ export function waitLeaseRoutes(service: WaitLeaseService): Route[] {
     {
       method: 'DELETE',
       path: '/api/v1/panes/:pane',
+      noBody: true,
       write: true,
       handler: async ({ params }) => ok({ pane: await service.closePane(params.pane!) }),
     },
@@ -156,6 +157,7 @@ export function waitLeaseRoutes(service: WaitLeaseService): Route[] {
     {
       method: 'POST',
       path: '/api/v1/wait-leases/:id/notice-consumed',
+      noBody: true,
       write: true,
       handler: async ({ params }) => ok({ lease: await service.consumeNotice(params.id!) }),
     },
