@@ -28,11 +28,23 @@ function postgresAdvice(sqlstate: string): string | undefined {
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE']);
 
+const SQLITE_CONSTRAINTS: Record<number, string> = { 275: 'CHECK', 2067: 'UNIQUE', 1555: 'PRIMARY KEY', 787: 'FOREIGN KEY', 1299: 'NOT NULL' };
+const POSTGRES_CONSTRAINTS: Record<string, string> = { '23514': 'CHECK', '23505': 'UNIQUE', '23503': 'FOREIGN KEY', '23502': 'NOT NULL' };
+
+/** Which kind of constraint refused a row (never its column or value), or undefined. */
+function constraintKind(raw: { code?: unknown; errcode?: unknown }): string | undefined {
+  if (typeof raw.errcode === 'number') return (raw.errcode & 0xff) === 19 ? (SQLITE_CONSTRAINTS[raw.errcode] ?? 'a') : undefined;
+  if (typeof raw.code === 'string' && raw.code.startsWith('23')) return POSTGRES_CONSTRAINTS[raw.code] ?? 'a';
+  return undefined;
+}
+
 /** The caller-facing error for a driver error raised while using `where` (a file path or a database name). */
 export function toStorageError(error: unknown, where: string, report?: StorageErrorReporter): LeaseholdError {
   if (error instanceof LeaseholdError) return error;
   report?.(error, where);
   const raw = error as { code?: unknown; errcode?: unknown; message?: unknown };
+  const constraint = constraintKind(raw);
+  if (constraint) return new LeaseholdError('internal', `storage error in ${where}: the database refused the row (${constraint} constraint); see the server log`);
   if (typeof raw.errcode === 'number') {
     const advice = SQLITE_ADVICE[raw.errcode & 0xff];
     if (advice) return new LeaseholdError('unavailable', `storage error in ${where}: ${advice}`, { details: { file: where } });
