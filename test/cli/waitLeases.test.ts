@@ -49,6 +49,19 @@ describe('leasehold pane / verdict / teardown-check / ledger (real processes)', 
     assert.equal(released.code, 0, released.stderr);
   });
 
+  it('pane list shows "lease expired N ago" once, not on every read', async () => {
+    await cli(['pane', 'register', 'expiring']);
+    await cli(['pane', 'display', 'expiring', 'idle']);
+    const acquired = await cli(['pane', 'wait-lease', 'acquire', '--pane', 'expiring', '--id', 'short', '--ttl-ms', '1000']);
+    assert.equal(acquired.code, 0, acquired.stderr);
+    await new Promise((resolve) => setTimeout(resolve, 2_200));
+    const first = await cli(['pane', 'list']);
+    assert.match(first.stdout, /expiring .*idle · lease expired \d+s ago/);
+    const second = await cli(['pane', 'list']);
+    assert.match(second.stdout, /expiring /);
+    assert.doesNotMatch(second.stdout, /expiring .*expired/, 'the second read does not repeat the notice');
+  });
+
   it('the TTL is mandatory', async () => {
     const missing = await cli(['pane', 'wait-lease', 'acquire', '--pane', 'term-1', '--id', 'x']);
     assert.equal(missing.code, 2);

@@ -311,14 +311,41 @@ for (const target of storageTargets) {
         const lease = await acquire('n', { ttl_ms: 5 * MIN });
         t.leaseClock.advance(8 * MIN);
         await t.server.expirySweeper.runOnce();
-        const pane = await t.client.getPane('P');
-        assert.equal(pane.annotation, 'idle · lease expired 3m ago');
-        assert.equal(pane.leases[0]!.notice_pending, true);
+        const before = await t.client.getWaitLease(lease.lease_id);
+        assert.equal(before.notice_pending, true, 'reading the lease alone does not consume the notice');
         const consumed = await t.client.consumeExpiredNotice(lease.lease_id);
         assert.equal(consumed.notice_pending, false);
         assert.equal((await t.client.getPane('P')).annotation, 'idle');
         await t.client.consumeExpiredNotice(lease.lease_id);
         assert.equal((await t.client.getPane('P')).annotation, 'idle', 'one-shot: consuming again brings nothing back');
+      });
+
+      it('the expired notice is one-shot on every surface: GET /panes and GET /panes/:pane show it once', async () => {
+        await t.client.registerPane({ name: 'P', source: 'cli' });
+        await t.client.registerPane({ name: 'Q', source: 'cli' });
+        await t.client.setPaneDisplay('P', 'idle');
+        await t.client.setPaneDisplay('Q', 'idle');
+        await acquire('n', { ttl_ms: 5 * MIN });
+        await t.client.acquireWaitLease({ pane: 'Q', job_ref: 'q', ttl_ms: 5 * MIN });
+        t.leaseClock.advance(25 * MIN);
+        await t.server.expirySweeper.runOnce();
+        const first = new Map((await t.client.listPanes()).map((pane) => [pane.name, pane]));
+        assert.equal(first.get('P')!.annotation, 'idle · lease expired 20m ago');
+        assert.equal(first.get('P')!.leases[0]!.notice_pending, true, 'the reader that shows it is told it is new');
+        const second = new Map((await t.client.listPanes()).map((pane) => [pane.name, pane]));
+        assert.equal(second.get('P')!.annotation, 'idle', 'the next read does not repeat it');
+        assert.equal(second.get('Q')!.annotation, 'idle');
+        assert.equal((await t.client.getPane('P')).annotation, 'idle');
+      });
+
+      it('GET /panes/:pane shows a pending notice once', async () => {
+        await t.client.registerPane({ name: 'P', source: 'cli' });
+        await t.client.setPaneDisplay('P', 'idle');
+        await acquire('n', { ttl_ms: 5 * MIN });
+        t.leaseClock.advance(7 * MIN);
+        assert.equal((await t.client.getPane('P')).annotation, 'idle · lease expired 2m ago');
+        assert.equal((await t.client.getPane('P')).annotation, 'idle');
+        assert.equal((await t.client.listPanes())[0]!.annotation, 'idle');
       });
 
       it('consuming the notice of a live lease is a no-op: the notice is still owed when it expires', async () => {

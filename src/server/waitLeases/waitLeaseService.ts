@@ -163,14 +163,29 @@ export class WaitLeaseService {
     return this.paneView(pane, this.clock.read());
   }
 
+  /**
+   * The open panes as a reader sees them. A read shows each pending "lease expired N ago"
+   * notice once and records it as shown, so no surface (GET /panes, `leasehold pane list`, a
+   * VS Code window) repeats it on the next read.
+   */
   async listPanes(): Promise<PaneViewWire[]> {
     const now = this.clock.read();
     const panes = await this.store.listOpenPanes();
-    return Promise.all(panes.map((pane) => this.paneView(pane, now)));
+    const views = await Promise.all(panes.map((pane) => this.paneView(pane, now)));
+    await this.consumeShownNotices(views);
+    return views;
   }
 
+  /** One pane as a reader sees it; its pending expired notices are shown once (see listPanes). */
   async getPane(name: string): Promise<PaneViewWire> {
-    return this.paneView(await this.openPane(name), this.clock.read());
+    const view = await this.paneView(await this.openPane(name), this.clock.read());
+    await this.consumeShownNotices([view]);
+    return view;
+  }
+
+  private async consumeShownNotices(views: readonly PaneViewWire[]): Promise<void> {
+    const pending = views.flatMap((view) => view.leases.filter((lease) => lease.notice_pending === true).map((lease) => lease.lease_id));
+    await Promise.all(pending.map((leaseId) => this.consumeNotice(leaseId).catch(() => undefined)));
   }
 
   /** Sets the display state as reported; never touches leases. */
