@@ -9,12 +9,10 @@ import { SLUG_PATTERN, slugRuleMessage, type EndpointView } from '../core/wire/c
 import type { Ctx } from './context.ts';
 import { endpointRefOf, leaseIdOf, scopeArgOf, stringArg, ttlArgOf, type HooksScope } from './model/commandArgs.ts';
 import { hooksSummaryText } from './model/hooksSummary.ts';
-import { ledgerMarkdown } from './model/ledger.ts';
+import { LEDGER_SCHEME, ledgerMarkdown } from './model/ledger.ts';
 import { effectiveLeaseText } from './model/treeModels.ts';
 import { TTL_PROMPT, parseTtlInput, ttlInputValue, validateTtlInput } from './model/ttlInput.ts';
 import { cliInvocation } from './server/runtime.ts';
-
-export const LEDGER_SCHEME = 'leasehold-ledger';
 
 /** Shown to the user as is (no "Leasehold:" stack trace). */
 class UserError extends Error {

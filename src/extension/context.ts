@@ -1,6 +1,9 @@
 // The one object that owns what lives for the extension (log, views, status bar, terminal
-// tracking, commands) and what lives for one server run (the client, the event stream),
-// after rust-analyzer's Ctx. Nothing here blocks activation: start() runs in the background.
+// tracking, notifications, the registered commands) and what lives for one server run (the
+// client, the event stream), after rust-analyzer's Ctx. The commands are a table handed in by
+// extension.ts (as rust-analyzer's main.ts hands createCommands() to its Ctx), so this module
+// never imports them and commands.ts may import this one. Nothing here blocks activation:
+// start() runs in the background.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
@@ -8,7 +11,9 @@ import * as vscode from 'vscode';
 import type { LeaseholdClient } from '../client/client.ts';
 import type { EndpointView } from '../core/wire/claims.ts';
 import { defaultRuntimeDir, runtimeFiles } from '../runtime/paths.ts';
-import { LEDGER_SCHEME, registerCommands } from './commands.ts';
+import { AttentionTracker, parseAttentionKinds, type AttentionNotice } from './model/attention.ts';
+import { LEDGER_SCHEME } from './model/ledger.ts';
+import { paneRows, type PaneRow } from './model/paneRows.ts';
 import type { PaneSnapshot } from './model/paneStatus.ts';
 import type { ServerState } from './model/serverStatus.ts';
 import { serverStatusView } from './model/serverStatus.ts';
@@ -21,7 +26,7 @@ import { StatusBar, localNow } from './statusBar.ts';
 import { windowSessionOf } from './terminals/processStart.ts';
 import { TerminalPanes } from './terminals/terminalPanes.ts';
 import { EndpointsTree } from './views/endpointsTree.ts';
-import { PanesTree } from './views/panesTree.ts';
+import { FOCUS_PANE_COMMAND, PanesTree } from './views/panesTree.ts';
 
 /** One connection to one server process: dropped and rebuilt when the server changes. */
 class ServerRun implements vscode.Disposable {
@@ -80,6 +85,9 @@ class ServerRun implements vscode.Disposable {
   }
 }
 
+/** Registers the command table against a context (commands.ts's registerCommands). */
+export type CommandRegistrar = (ctx: Ctx) => vscode.Disposable[];
+
 export class Ctx implements vscode.Disposable {
   readonly ext: vscode.ExtensionContext;
   readonly log: vscode.LogOutputChannel;
@@ -110,8 +118,14 @@ export class Ctx implements vscode.Disposable {
   ledgerText = '';
   readonly ledgerChanged = new vscode.EventEmitter<vscode.Uri>();
 
-  constructor(ext: vscode.ExtensionContext) {
+  private readonly registerCommands: CommandRegistrar;
+  readonly attention = new AttentionTracker();
+  /** Notices raised (the in-extension-host tests read them). */
+  readonly raisedNotices: AttentionNotice[] = [];
+
+  constructor(ext: vscode.ExtensionContext, registerCommands: CommandRegistrar) {
     this.ext = ext;
+    this.registerCommands = registerCommands;
     this.log = vscode.window.createOutputChannel('Leasehold', { log: true });
     this.runtimeDir = defaultRuntimeDir(process.env);
     this.windowSession = windowSessionOf(vscode.env.sessionId, randomUUID);
@@ -130,19 +144,14 @@ export class Ctx implements vscode.Disposable {
     this.terminals = new TerminalPanes(this.windowSession, this.log, () => this.client);
     this.statusBar = new StatusBar({
       activePane: () => this.terminals.nameOf(vscode.window.activeTerminal),
-      snapshot: (pane) => this.panes.get(pane),
+      rows: () => this.rows(),
       noticeShown: (leaseId) => {
         const client = this.client;
         if (client) void client.consumeExpiredNotice(leaseId).catch((error: Error) => this.log.warn(`notice-consumed for ${leaseId}: ${error.message}`));
       },
     });
     this.endpointsTree = new EndpointsTree({ endpoints: () => this.endpoints, client: () => this.client });
-    this.panesTree = new PanesTree({
-      panes: () => [...this.panes.values()],
-      isLocal: (pane) => this.terminals.terminalOf(pane) !== undefined,
-      terminalTitle: (pane) => this.terminals.terminalOf(pane)?.name,
-      notices: this.statusBar.notices,
-    });
+    this.panesTree = new PanesTree({ rows: () => this.rows() });
     this.disposables.push(this.stateChanged, this.dataChanged);
   }
 
@@ -156,7 +165,8 @@ export class Ctx implements vscode.Disposable {
     const endpointsView = vscode.window.createTreeView('leasehold.endpoints', { treeDataProvider: this.endpointsTree, showCollapseAll: true });
     const panesView = vscode.window.createTreeView('leasehold.panes', { treeDataProvider: this.panesTree });
     this.disposables.push(
-      ...registerCommands(this),
+      ...this.registerCommands(this),
+      vscode.commands.registerCommand(FOCUS_PANE_COMMAND, (arg?: { pane?: string }) => this.focusPane(arg?.pane)),
       this.ledgerChanged,
       vscode.workspace.registerTextDocumentContentProvider(LEDGER_SCHEME, { onDidChange: this.ledgerChanged.event, provideTextDocumentContent: () => this.ledgerText }),
       endpointsView,
@@ -165,10 +175,7 @@ export class Ctx implements vscode.Disposable {
       this.panesTree,
       this.statusBar,
       this.terminals,
-      this.terminals.onDidChange(() => {
-        this.statusBar.update();
-        this.panesTree.refresh();
-      }),
+      this.terminals.onDidChange(() => this.panesChanged()),
       vscode.window.onDidChangeActiveTerminal(() => this.statusBar.update()),
       vscode.window.onDidStartTerminalShellExecution((event) => {
         if (event.terminal === vscode.window.activeTerminal) this.statusBar.movedOn(this.terminals.nameOf(event.terminal));
@@ -188,6 +195,15 @@ export class Ctx implements vscode.Disposable {
     const treeTick = setInterval(() => {
       if (panesView.visible && [...this.panes.values()].some((snapshot) => snapshot.pane.leases.some((lease) => lease.state !== 'ended'))) this.panesTree.refresh();
     }, 15_000);
+    // Rows follow each terminal's current name and folder (VS Code fires no event for either).
+    let lastNames = '';
+    const nameTick = setInterval(() => {
+      const names = JSON.stringify(vscode.window.terminals.map((terminal) => [terminal.name, terminal.shellIntegration?.cwd?.fsPath]));
+      if (names === lastNames) return;
+      lastNames = names;
+      this.panesChanged();
+    }, 1_000);
+    this.disposables.push({ dispose: () => clearInterval(nameTick) });
     this.disposables.push({ dispose: () => clearInterval(treeTick) });
 
     this.applyTerminalEnv();
@@ -306,8 +322,8 @@ export class Ctx implements vscode.Disposable {
             const readAt = localNow();
             this.panes.clear();
             for (const pane of panes) this.panes.set(pane.name, { pane, readAt });
-            this.panesTree.refresh();
-            this.statusBar.update();
+            this.panesChanged();
+            this.raiseAttention();
           },
           (error: Error) => {
             if (!this.panesUnavailableLogged) this.log.warn(`could not list panes: ${error.message}`);
@@ -318,6 +334,56 @@ export class Ctx implements vscode.Disposable {
     }
     await Promise.all(jobs);
     this.dataChanged.fire();
+  }
+
+  /** Every pane as a row: labels from this window's terminals as they are named now. */
+  rows(): PaneRow[] {
+    const terminals = vscode.window.terminals;
+    return paneRows([...this.panes.values()], localNow(), this.statusBar.notices.state(), (pane) => {
+      const terminal = this.terminals.terminalOf(pane);
+      if (!terminal) return undefined;
+      return { name: terminal.name, cwd: terminal.shellIntegration?.cwd?.fsPath, position: terminals.indexOf(terminal) + 1, agentExited: this.terminals.agentExited(terminal) };
+    });
+  }
+
+  private panesChanged(): void {
+    this.statusBar.update();
+    this.panesTree.refresh();
+  }
+
+  private focusPane(pane: string | undefined): boolean {
+    const terminal = pane ? this.terminals.terminalOf(pane) : undefined;
+    if (!terminal) return false;
+    terminal.show(false);
+    return true;
+  }
+
+  /** Raises a notification for each pane that now needs its human (model/attention.ts decides). */
+  private raiseAttention(): void {
+    const config = vscode.workspace.getConfiguration('leasehold');
+    const enabled = parseAttentionKinds(config.get('notifications'));
+    const active = vscode.window.state.focused ? this.terminals.nameOf(vscode.window.activeTerminal) : undefined;
+    const notices = this.attention.observe(
+      this.rows().map((row) => ({ pane: row.pane, label: row.label, reading: row.reading, status: row.status })),
+      { nowMs: Date.now(), enabled, focusedPane: active },
+    );
+    for (const notice of notices) void this.showAttention(notice);
+  }
+
+  private async showAttention(notice: AttentionNotice): Promise<void> {
+    this.raisedNotices.push(notice);
+    this.log.info(`notify ${notice.kind} for pane ${notice.pane}: ${notice.message}`);
+    const actions = ['Show Terminal', ...(notice.kind === 'stalled' ? ['Release'] : []), "Don't Show Again"];
+    const show = notice.kind === 'blocked' || notice.kind === 'stalled' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    const choice = await show(`Leasehold: ${notice.message}`, ...actions);
+    if (choice === 'Show Terminal') this.focusPane(notice.pane);
+    else if (choice === 'Release' && notice.leaseId) void vscode.commands.executeCommand('leasehold.releaseWaitLease', { leaseId: notice.leaseId, jobRef: notice.jobRef, pane: notice.pane });
+    else if (choice === "Don't Show Again") {
+      const config = vscode.workspace.getConfiguration('leasehold');
+      const kinds = [...parseAttentionKinds(config.get('notifications'))].filter((kind) => kind !== notice.kind);
+      await config.update('notifications', kinds, vscode.ConfigurationTarget.Global);
+      void vscode.window.showInformationMessage(`Leasehold: no more "${notice.kind}" notifications. The setting leasehold.notifications brings them back.`);
+    }
   }
 
   private disposed = false;

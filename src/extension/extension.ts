@@ -1,6 +1,7 @@
 // Entry point. Activation only builds the context and returns: finding or starting the lease
 // server, registering terminals and the first reads all happen in the background.
 import type * as vscode from 'vscode';
+import { registerCommands } from './commands.ts';
 import { Ctx } from './context.ts';
 import type { ServerState } from './model/serverStatus.ts';
 import type { PaneStatus } from './model/paneStatus.ts';
@@ -27,7 +28,7 @@ let ctx: Ctx | undefined;
 
 export function activate(context: vscode.ExtensionContext): LeaseholdExtensionApi {
   const started = performance.now();
-  const current = new Ctx(context);
+  const current = new Ctx(context, registerCommands);
   ctx = current;
   current.start();
   const activationMs = performance.now() - started;

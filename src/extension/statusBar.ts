@@ -4,7 +4,9 @@
 import * as vscode from 'vscode';
 import { nextTickMs } from './model/countdown.ts';
 import { NoticeTracker } from './model/notices.ts';
-import { type LocalInstant, type PaneSnapshot, type PaneStatus, paneStatus, paneTooltipMarkdown } from './model/paneStatus.ts';
+import { READING_LOOK, saysSomething, summarizePanes, type PaneSummary } from './model/paneReading.ts';
+import type { PaneRow } from './model/paneRows.ts';
+import { type LocalInstant, type PaneStatus, paneTooltipMarkdown } from './model/paneStatus.ts';
 import { type ServerState, serverStatusView } from './model/serverStatus.ts';
 import { type SpoolStatus, spoolSummaryLines } from '../core/wire/status.ts';
 
@@ -12,13 +14,18 @@ export const PANE_ITEM_ID = 'leasehold.pane';
 export const SERVER_ITEM_ID = 'leasehold.server';
 const RELEASE_COMMAND = 'leasehold.releaseWaitLease';
 
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_[\]<>|]/g, (ch) => `\\${ch}`);
+}
+
 export function localNow(): LocalInstant {
   return { monoMs: performance.now(), wallMs: Date.now() };
 }
 
 export interface PaneStatusSource {
   activePane(): string | undefined;
-  snapshot(pane: string): PaneSnapshot | undefined;
+  /** Every pane as a row (labels, readings, statuses) at this instant. */
+  rows(): PaneRow[];
   /** Tell the server a notice was shown (POST notice-consumed). */
   noticeShown(leaseId: string): void;
 }
@@ -30,6 +37,7 @@ export class StatusBar implements vscode.Disposable {
   private tick: NodeJS.Timeout | undefined;
   private lastPane: string | undefined;
   private lastStatus: PaneStatus | undefined;
+  private summary: PaneSummary | undefined;
   private readonly source: PaneStatusSource;
 
   constructor(source: PaneStatusSource) {
@@ -40,6 +48,11 @@ export class StatusBar implements vscode.Disposable {
     this.serverItem = vscode.window.createStatusBarItem(SERVER_ITEM_ID, vscode.StatusBarAlignment.Left, 49);
     this.serverItem.name = 'Leasehold: Lease Server';
     this.showServer({ kind: 'starting', detail: 'activating' });
+  }
+
+  /** The all-panes summary, when that is what the item shows. */
+  get currentSummary(): PaneSummary | undefined {
+    return this.summary;
   }
 
   /** What the e2e/host tests read: the pane line as last rendered. */
@@ -81,30 +94,54 @@ export class StatusBar implements vscode.Disposable {
     if (pane !== this.lastPane && this.lastPane !== undefined) this.notices.movedOn(this.lastPane, Date.now());
     this.lastPane = pane;
     this.notices.expireLingering(Date.now());
-    const snapshot = pane ? this.source.snapshot(pane) : undefined;
-    if (!pane || !snapshot) {
-      this.lastStatus = undefined;
-      this.paneItem.hide();
-      return;
+    const rows = this.source.rows();
+    // The server shows an expired notice once per read: keep every one on screen until seen.
+    for (const row of rows) for (const id of this.notices.shown(row.pane, row.status.noticesShown, Date.now())) this.source.noticeShown(id);
+    const row = pane ? rows.find((candidate) => candidate.pane === pane) : undefined;
+    if (!row || !saysSomething(row.status, row.reading)) {
+      this.lastStatus = row?.status;
+      this.showSummary(rows);
+    } else {
+      this.showPane(row);
     }
-    const status = paneStatus(snapshot, localNow(), this.notices.state());
-    for (const id of this.notices.shown(pane, status.noticesShown, Date.now())) this.source.noticeShown(id);
-    this.lastStatus = status;
-    const icon = status.attention === 'error' ? '$(question)' : status.attention === 'warning' ? '$(warning)' : status.leases.length > 0 ? '$(watch)' : '$(terminal)';
-    this.paneItem.text = `${icon} ${status.text}`;
-    this.paneItem.backgroundColor = status.attention === 'error' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
-    const markdown = new vscode.MarkdownString(
-      paneTooltipMarkdown(status, (line) => `[Release](command:${RELEASE_COMMAND}?${encodeURIComponent(JSON.stringify([{ leaseId: line.leaseId, jobRef: line.jobRef, pane }]))} "Release the wait-lease on ${line.jobRef}")`),
-    );
-    markdown.isTrusted = { enabledCommands: [RELEASE_COMMAND] };
-    this.paneItem.tooltip = markdown;
-    this.paneItem.accessibilityInformation = { label: `Leasehold: ${status.text}` };
-    this.paneItem.show();
-    const delay = nextTickMs(status);
+    const delay = nextTickMs(row?.status);
     if (delay !== null) {
       this.tick = setTimeout(() => this.update(), delay);
       this.tick.unref?.();
     }
+  }
+
+  /** The active terminal has nothing to say: a summary of all panes; a click opens the Panes view. */
+  private showSummary(rows: PaneRow[]): void {
+    if (rows.length === 0) {
+      this.paneItem.hide();
+      return;
+    }
+    const summary = summarizePanes(rows.map((row) => row.reading));
+    this.summary = summary;
+    this.paneItem.text = summary.text;
+    this.paneItem.tooltip = summary.tooltip;
+    this.paneItem.backgroundColor = summary.strongest === 'blocked' ? new vscode.ThemeColor('statusBarItem.errorBackground') : summary.strongest === 'unknown' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.paneItem.accessibilityInformation = { label: `Leasehold: ${summary.tooltip.split('\n').slice(0, -1).join(', ')}` };
+    this.paneItem.show();
+  }
+
+  private showPane(row: PaneRow): void {
+    const { status, reading } = row;
+    this.summary = undefined;
+    this.lastStatus = status;
+    const look = READING_LOOK[reading];
+    this.paneItem.text = `$(${look.icon}) ${status.text}`;
+    // Blocked is the state that needs the human most: it gets the loudest colour.
+    this.paneItem.backgroundColor = reading === 'blocked' ? new vscode.ThemeColor('statusBarItem.errorBackground') : status.attention !== 'none' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    const markdown = new vscode.MarkdownString(
+      `**${escapeMarkdown(row.label)}**: ${look.words}\n\n` +
+        paneTooltipMarkdown(status, (line) => `[Release](command:${RELEASE_COMMAND}?${encodeURIComponent(JSON.stringify([{ leaseId: line.leaseId, jobRef: line.jobRef, pane: row.pane }]))} "Release the wait-lease on ${line.jobRef}")`),
+    );
+    markdown.isTrusted = { enabledCommands: [RELEASE_COMMAND] };
+    this.paneItem.tooltip = markdown;
+    this.paneItem.accessibilityInformation = { label: `Leasehold: ${row.label}: ${status.text}` };
+    this.paneItem.show();
   }
 
   dispose(): void {

@@ -1,11 +1,13 @@
 // The text the status bar and the CLI show beside a pane's display state, e.g.
 //   idle · awaiting bslbv9989 (npm test), 12m left
+//   idle · awaiting bslbv9989 (npm test), held on its process, running for 4m
 //   working · awaiting 3 jobs, next ends in 4m
 //   idle · lease degraded      idle · lease UNKNOWN      idle · lease expired 3m ago (once)
 // The display state itself is printed unchanged: the lease is an annotation, never a state.
 import { type ClockReading, elapsedMsSince } from './clockReading.ts';
 import { kindForConsumers } from './jobType.ts';
-import { type WaitLeaseRecord, remainingMsAt } from './lease.ts';
+import { ceilingRemainingMs } from './grant.ts';
+import { type WaitLeaseRecord, ceilingOf, remainingMsAt } from './lease.ts';
 import { currentLeasesByJobRef } from './paneLeases.ts';
 
 export const ANNOTATION_SEPARATOR = ' · ';
@@ -31,6 +33,23 @@ export function formatAgo(ms: number): string {
  */
 export function shouldShowExpiredNotice(lease: WaitLeaseRecord, shownNoticeIds: ReadonlySet<string> = new Set()): boolean {
   return lease.state === 'ended' && lease.endReason === 'expired' && !lease.expiredNoticeConsumed && !shownNoticeIds.has(lease.id);
+}
+
+/**
+ * A held lease (the server renews it while its process or provider job verifies) has no
+ * deadline anyone can use: its TTL jumps back on every renewal. Only its ceiling, if any, is one.
+ */
+export function isHeld(lease: WaitLeaseRecord): boolean {
+  return lease.observer.kind !== 'none';
+}
+
+/** The truthful time part of one live lease: a countdown only where a real deadline exists. */
+export function leaseTimeText(lease: WaitLeaseRecord, now: ClockReading): string {
+  if (!isHeld(lease)) return `${formatRemaining(remainingMsAt(lease, now))} left`;
+  const on = lease.observer.kind === 'pid' ? 'its process' : 'its provider job';
+  const ceiling = ceilingOf(lease);
+  const deadline = ceiling ? `, ceiling in ${formatRemaining(ceilingRemainingMs(ceiling, now))}` : '';
+  return `held on ${on}, running for ${formatAgo(elapsedMsSince(lease.grantedAt, now))}${deadline}`;
 }
 
 export interface PaneAnnotation {
@@ -60,10 +79,11 @@ export function annotatePane(input: AnnotateInput): PaneAnnotation {
   if (valid.length === 1) {
     const lease = valid[0];
     const label = [lease.description, kindForConsumers(lease.kind) === 'inferred' ? 'inferred' : null].filter(Boolean).join(', ');
-    parts.push(`awaiting ${lease.jobRef}${label ? ` (${label})` : ''}, ${formatRemaining(remainingMsAt(lease, now))} left`);
+    parts.push(`awaiting ${lease.jobRef}${label ? ` (${label})` : ''}, ${leaseTimeText(lease, now)}`);
   } else if (valid.length > 1) {
-    const next = Math.min(...valid.map((lease) => remainingMsAt(lease, now)));
-    parts.push(`awaiting ${valid.length} jobs, next ends in ${formatRemaining(next)}`);
+    // Only unheld leases (and ceilings) have deadlines; held ones are renewed while they run.
+    const deadlines = valid.map((lease) => (isHeld(lease) ? (ceilingOf(lease) ? ceilingRemainingMs(ceilingOf(lease), now) : null) : remainingMsAt(lease, now))).filter((ms): ms is number => ms !== null);
+    parts.push(deadlines.length > 0 ? `awaiting ${valid.length} jobs, next ends in ${formatRemaining(Math.min(...deadlines))}` : `awaiting ${valid.length} jobs, all held while they run`);
   }
 
   const degraded = current.filter((lease) => lease.state === 'degraded').length;

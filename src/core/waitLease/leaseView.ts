@@ -33,6 +33,8 @@ export interface LeaseView {
   expired_by: 'ttl' | 'authorized_until' | null;
   ended_at: number | null;
   ended_ago_ms: number | null;
+  /** How long since it was granted, on the lease clock (a held lease shows "running for"). */
+  running_ms: number;
 }
 
 export function observerView(observer: ObserverDescription): ObserverView {
@@ -74,5 +76,6 @@ export function leaseViewOf(record: WaitLeaseRecord, now: ClockReading): LeaseVi
     expired_by: current.expiredBy,
     ended_at: current.endedAt?.wallMs ?? null,
     ended_ago_ms: current.endedAt ? elapsedMsSince(current.endedAt, now) : null,
+    running_ms: elapsedMsSince(current.grantedAt, now),
   };
 }

@@ -153,6 +153,7 @@ export const LeaseViewSchema = z.strictObject({
   expired_by: z.enum(['ttl', 'authorized_until']).nullable(),
   ended_at: z.int().nullable(),
   ended_ago_ms: NonNegativeMs.nullable(),
+  running_ms: NonNegativeMs.optional().describe('time since the grant, on the lease clock'),
   // Added by the server's views (optional so core's leaseViewOf output still parses).
   session_id: z.string().nullable().optional().describe('the Claude Code session the lease was acquired for, if any'),
   notice_pending: z.boolean().optional().describe('the one-shot "lease expired N ago" notice is still to be shown (POST .../notice-consumed)'),

@@ -2,6 +2,9 @@
 import { formatDurationSeconds } from '../../core/duration.ts';
 import type { LedgerRowWire } from '../../core/waitLease/wire.ts';
 
+/** The read-only document scheme the ledger opens under. */
+export const LEDGER_SCHEME = 'leasehold-ledger';
+
 function cell(text: string | null | undefined): string {
   return (text ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }

@@ -3,7 +3,7 @@
 // server events without asking the server again. The wording is core's annotatePane: the
 // lease is an annotation beside the display state, never a state.
 import type { ClockDomain, ClockReading } from '../../core/waitLease/clockReading.ts';
-import { annotatePane, formatAgo, formatRemaining } from '../../core/waitLease/annotation.ts';
+import { annotatePane, formatAgo, formatRemaining, isHeld, leaseTimeText } from '../../core/waitLease/annotation.ts';
 import { kindForConsumers, type JobType } from '../../core/waitLease/jobType.ts';
 import type { WaitLeaseRecord } from '../../core/waitLease/lease.ts';
 import { currentLeasesByJobRef } from '../../core/waitLease/paneLeases.ts';
@@ -43,6 +43,12 @@ export function serverConsumedNotice(pane: PaneViewWire, lease: LeaseViewWire): 
   return false;
 }
 
+function observerOf(observer: LeaseViewWire['observer']): WaitLeaseRecord['observer'] {
+  if (observer.kind === 'pid') return { kind: 'pid', pid: observer.pid, startTime: observer.start_time };
+  if (observer.kind === 'provider_job') return { kind: 'provider_job', id: observer.id };
+  return { kind: 'none' };
+}
+
 /** The wire view as a domain record on the local timeline, as it stood when read. */
 export function recordFromView(view: LeaseViewWire, readAt: LocalInstant, noticeConsumed: boolean): WaitLeaseRecord {
   const reading = localReading(readAt);
@@ -52,7 +58,8 @@ export function recordFromView(view: LeaseViewWire, readAt: LocalInstant, notice
       : view.ended_at !== null
         ? { bootMs: reading.bootMs - Math.max(0, reading.wallMs - view.ended_at), wallMs: view.ended_at, bootId: LOCAL_DOMAIN.bootId }
         : null;
-  const instant = { bootMs: reading.bootMs, wallMs: reading.wallMs, bootId: LOCAL_DOMAIN.bootId };
+  const runningMs = view.running_ms ?? 0;
+  const grantedAt = { bootMs: reading.bootMs - runningMs, wallMs: reading.wallMs - runningMs, bootId: LOCAL_DOMAIN.bootId };
   return {
     id: view.lease_id,
     pane: view.pane,
@@ -63,15 +70,16 @@ export function recordFromView(view: LeaseViewWire, readAt: LocalInstant, notice
     description: view.description,
     tokenHash: '',
     declaredTtlMs: Math.max(1, view.remaining_ms),
-    grantedAt: instant,
+    grantedAt,
     clockDomain: LOCAL_DOMAIN,
     renewedAt: null,
     renewCount: view.renew_count,
     // remaining_ms already is the stricter of TTL and ceiling: it alone drives the countdown.
     expiresAtBootMs: reading.bootMs + view.remaining_ms,
     expiresAtWallMs: reading.wallMs + view.remaining_ms,
-    authorizedUntilWallMs: null,
-    authorizedUntilBootMs: null,
+    // The ceiling on the local timeline: a held lease counts down to it (its one real deadline).
+    authorizedUntilWallMs: view.authorized_until,
+    authorizedUntilBootMs: view.authorized_until === null ? null : reading.bootMs + (view.authorized_until - reading.wallMs),
     clampedBy: [...view.clamped_by],
     state: view.state,
     stateReason: view.state_reason,
@@ -79,7 +87,7 @@ export function recordFromView(view: LeaseViewWire, readAt: LocalInstant, notice
     expiredBy: view.expired_by,
     endedAt,
     releaseNote: null,
-    observer: { kind: 'none' },
+    observer: observerOf(view.observer),
     lastEvidence: null,
     lastRefusal: null,
     expiredNoticeConsumed: noticeConsumed,
@@ -105,6 +113,10 @@ export interface PaneLeaseLine {
   observer: string;
   remainingMs: number;
   remaining: string;
+  /** Held on its process or provider job: no countdown, only how long it has run. */
+  held: boolean;
+  /** What is true about its time: "12m left", or "held on its process, running for 4m". */
+  timeText: string;
   ceiling: string;
   endReason: LeaseViewWire['end_reason'];
   endedAgo: string | null;
@@ -147,6 +159,15 @@ function ceilingText(view: LeaseViewWire, nowWallMs: number): string {
   return left > 0 ? `${hh}:${mm} (in ${formatRemaining(left)})` : `${hh}:${mm} (reached)`;
 }
 
+/** A VS Code terminal with no Claude Code session bound is a plain shell, not an agent state. */
+export function hasAgentSession(pane: PaneViewWire): boolean {
+  return !(pane.source === 'vscode' && pane.sessions !== undefined && pane.sessions.length === 0);
+}
+
+function displayStateOf(pane: PaneViewWire): string {
+  return hasAgentSession(pane) ? pane.display_state : 'shell';
+}
+
 export function paneStatus(snapshot: PaneSnapshot, now: LocalInstant, notices: NoticeState): PaneStatus {
   const { pane, readAt } = snapshot;
   const reading = localReading(now);
@@ -154,7 +175,7 @@ export function paneStatus(snapshot: PaneSnapshot, now: LocalInstant, notices: N
     recordFromView(view, readAt, notices.showing.has(view.lease_id) ? false : serverConsumedNotice(pane, view)),
   );
   const annotation = annotatePane({
-    displayState: pane.display_state,
+    displayState: displayStateOf(pane),
     generation: pane.generation,
     leases: records,
     now: reading,
@@ -180,6 +201,8 @@ export function paneStatus(snapshot: PaneSnapshot, now: LocalInstant, notices: N
       observer: describeObserver(view.observer),
       remainingMs,
       remaining: record.state === 'ended' ? 'ended' : formatRemaining(remainingMs),
+      held: isHeld(record),
+      timeText: record.state === 'ended' ? 'ended' : leaseTimeText(record, reading),
       ceiling: ceilingText(view, now.wallMs),
       endReason: record.endReason,
       endedAgo: record.endedAt ? formatAgo(Math.max(0, reading.bootMs - record.endedAt.bootMs)) : null,
@@ -194,7 +217,7 @@ export function paneStatus(snapshot: PaneSnapshot, now: LocalInstant, notices: N
       : 'none';
   return {
     pane: pane.name,
-    displayState: pane.display_state,
+    displayState: displayStateOf(pane),
     text: annotation.text,
     parts: annotation.parts,
     noticesShown: annotation.noticesShown,
@@ -211,11 +234,11 @@ export function paneTooltipMarkdown(status: PaneStatus, releaseLink: (line: Pane
     out.push('No wait-lease: a quiet pane without a lease reads as UNKNOWN to stall detectors, not idle.');
     return out.join('\n');
   }
-  out.push('| job | kind | observer | remaining | ceiling | |', '|---|---|---|---|---|---|');
+  out.push('| job | kind | observer | time | ceiling | |', '|---|---|---|---|---|---|');
   for (const line of status.leases) {
     const state = line.state === 'active' ? '' : line.state === 'ended' ? ` (${line.endReason ?? 'ended'} ${line.endedAgo ?? ''} ago)` : ` (**${line.state === 'unknown' ? 'UNKNOWN' : 'degraded'}**${line.stateReason ? `: ${line.stateReason}` : ''})`;
     const job = `\`${escapeCell(line.jobRef)}\`${line.description ? ` ${escapeCell(line.description)}` : ''}${state}`;
-    out.push(`| ${job} | ${line.kind} | ${escapeCell(line.observer)} | ${line.remaining} | ${escapeCell(line.ceiling)} | ${line.releasable ? releaseLink(line) : ''} |`);
+    out.push(`| ${job} | ${line.kind} | ${escapeCell(line.observer)} | ${escapeCell(line.timeText)} | ${escapeCell(line.ceiling)} | ${line.releasable ? releaseLink(line) : ''} |`);
   }
   return out.join('\n');
 }

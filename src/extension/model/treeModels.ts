@@ -5,7 +5,9 @@ import { formatDurationSeconds } from '../../core/duration.ts';
 import { formatRemaining } from '../../core/waitLease/annotation.ts';
 import { ALL_VERBS, DRAIN_VERBS, WAIT_LEASE_VERBS } from '../../core/verbs.ts';
 import type { EndpointView, TodoView } from '../../core/wire/claims.ts';
-import type { PaneLeaseLine, PaneStatus } from './paneStatus.ts';
+import { READING_LOOK, summarizePanes } from './paneReading.ts';
+import type { PaneRow } from './paneRows.ts';
+import type { PaneLeaseLine } from './paneStatus.ts';
 
 export interface TreeItemModel {
   /** Stable id within the tree (survives refreshes, keeps expansion). */
@@ -90,24 +92,40 @@ export function claimItem(endpointId: string, claim: TodoView): TreeItemModel {
   };
 }
 
-export function paneItem(status: PaneStatus, options: { thisWindow: boolean; terminalTitle?: string }): TreeItemModel {
-  const label = options.terminalTitle ? `${options.terminalTitle}` : status.pane;
-  const icon = status.attention === 'error' ? 'question' : status.attention === 'warning' ? 'warning' : status.leases.length > 0 ? 'watch' : 'terminal';
+export function paneItem(row: PaneRow): TreeItemModel {
+  const { status, reading } = row;
+  const look = READING_LOOK[reading];
+  const live = status.leases.length > 0;
   return {
-    id: `pane:${status.pane}`,
-    label,
+    // The id carries whether it has leases: VS Code remembers a row's folding by id, and a row
+    // first seen without children would otherwise stay folded when a lease arrives.
+    id: `pane:${status.pane}${live ? ':leases' : ''}`,
+    label: row.label,
     description: status.text,
-    tooltip: [`Pane ${status.pane}${options.thisWindow ? ' (this window)' : ''}`, `Display state: ${status.displayState}`, status.parts.join('\n')].filter(Boolean).join('\n'),
-    contextValue: options.thisWindow ? 'pane-local' : 'pane',
-    icon,
-    iconColor: status.attention === 'error' ? 'errorForeground' : status.attention === 'warning' ? 'list.warningForeground' : undefined,
-    collapsible: status.leases.length > 0 ? 'expanded' : 'none',
+    tooltip: [`${row.label}: ${look.words}`, `Pane ${status.pane}${row.local ? ' (this window)' : row.windowId ? ` (window ${row.windowId})` : ''}`, `Display state: ${status.displayState}`, status.parts.join('\n')].filter(Boolean).join('\n'),
+    contextValue: `${row.local ? 'pane-local' : 'pane'}-${reading}`,
+    icon: look.icon,
+    iconColor: look.color,
+    collapsible: live ? 'expanded' : 'none',
+  };
+}
+
+export function windowItem(windowId: string, rows: readonly PaneRow[]): TreeItemModel {
+  const summary = summarizePanes(rows.map((row) => row.reading));
+  return {
+    id: `window:${windowId}`,
+    label: windowId ? `Window ${windowId.slice(0, 8)}` : 'Outside VS Code',
+    description: summary.text.replace(/\$\([a-z-]+\) ?/g, ''),
+    tooltip: summary.tooltip,
+    contextValue: 'window',
+    icon: 'window',
+    collapsible: 'expanded',
   };
 }
 
 export function leaseItem(pane: string, line: PaneLeaseLine): TreeItemModel {
   const stateText =
-    line.state === 'active' ? `${line.remaining} left` : line.state === 'ended' ? `${line.endReason ?? 'ended'} ${line.endedAgo ?? ''} ago` : line.state === 'unknown' ? `UNKNOWN (${line.remaining} nominal)` : `degraded (${line.remaining} nominal)`;
+    line.state === 'active' ? line.timeText : line.state === 'ended' ? `${line.endReason ?? 'ended'} ${line.endedAgo ?? ''} ago` : line.state === 'unknown' ? `UNKNOWN (${line.remaining} nominal)` : `degraded (${line.remaining} nominal)`;
   return {
     id: `lease:${pane}:${line.leaseId}`,
     label: line.jobRef,
@@ -116,7 +134,7 @@ export function leaseItem(pane: string, line: PaneLeaseLine): TreeItemModel {
       `Wait-lease ${line.leaseId} on ${pane}`,
       `Job: ${line.jobRef}${line.description ? ` (${line.description})` : ''}, type ${line.jobType}, ${line.kind}`,
       `State: ${line.state}${line.stateReason ? ` (${line.stateReason})` : ''}`,
-      `Remaining: ${line.remaining}`,
+      `Time: ${line.timeText}`,
       `Ceiling: ${line.ceiling}`,
       `Observer: ${line.observer}`,
     ].join('\n'),

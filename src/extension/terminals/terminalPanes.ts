@@ -10,7 +10,12 @@ interface TrackedTerminal {
   pid?: number;
   startTime?: string;
   registered: boolean;
+  /** Claude Code ran here and has since exited (seen through shell integration). */
+  agentExited?: boolean;
 }
+
+/** A command line that starts Claude Code. */
+const CLAUDE_COMMAND = /^\s*(?:\S*\/)?claude(?:\s|$)/;
 
 export class TerminalPanes implements vscode.Disposable {
   private readonly tracked = new Map<vscode.Terminal, TrackedTerminal>();
@@ -32,12 +37,26 @@ export class TerminalPanes implements vscode.Disposable {
     this.disposables.push(
       vscode.window.onDidOpenTerminal((terminal) => void this.track(terminal)),
       vscode.window.onDidCloseTerminal((terminal) => void this.untrack(terminal)),
+      // Its row must not keep an agent state after Claude Code exits: the pane is a shell again.
+      vscode.window.onDidStartTerminalShellExecution((event) => this.agentRunning(event.terminal, event.execution.commandLine.value, true)),
+      vscode.window.onDidEndTerminalShellExecution((event) => this.agentRunning(event.terminal, event.execution.commandLine.value, false)),
     );
     for (const terminal of vscode.window.terminals) void this.track(terminal);
   }
 
   nameOf(terminal: vscode.Terminal | undefined): string | undefined {
     return terminal ? this.tracked.get(terminal)?.name : undefined;
+  }
+
+  agentExited(terminal: vscode.Terminal): boolean {
+    return this.tracked.get(terminal)?.agentExited === true;
+  }
+
+  private agentRunning(terminal: vscode.Terminal, commandLine: string, running: boolean): void {
+    const entry = this.tracked.get(terminal);
+    if (!entry || !CLAUDE_COMMAND.test(commandLine)) return;
+    entry.agentExited = !running;
+    this.changed.fire();
   }
 
   terminalOf(paneName: string): vscode.Terminal | undefined {

@@ -1,19 +1,21 @@
-// The Panes view: each terminal pane with its display state and wait-leases.
+// The Panes view: each terminal pane with its reading (icon), a label that tells terminals
+// apart, its lease lines, grouped by window (this window first). Selecting a pane shows its
+// terminal.
 import * as vscode from 'vscode';
-import type { PaneLeaseLine, PaneSnapshot, PaneStatus } from '../model/paneStatus.ts';
-import { paneStatus } from '../model/paneStatus.ts';
-import { leaseItem, paneItem } from '../model/treeModels.ts';
-import type { NoticeTracker } from '../model/notices.ts';
-import { localNow } from '../statusBar.ts';
+import type { PaneLeaseLine } from '../model/paneStatus.ts';
+import type { PaneRow } from '../model/paneRows.ts';
+import { leaseItem, paneItem, windowItem } from '../model/treeModels.ts';
 import { toTreeItem } from './treeItem.ts';
 
-export type PanesNode = { kind: 'pane'; status: PaneStatus } | { kind: 'lease'; pane: string; line: PaneLeaseLine; leaseId: string };
+export type PanesNode =
+  | { kind: 'window'; windowId: string; rows: PaneRow[] }
+  | { kind: 'pane'; row: PaneRow }
+  | { kind: 'lease'; pane: string; line: PaneLeaseLine; leaseId: string };
+
+export const FOCUS_PANE_COMMAND = 'leasehold.focusPane';
 
 export interface PanesSource {
-  panes(): PaneSnapshot[] | undefined;
-  isLocal(pane: string): boolean;
-  terminalTitle(pane: string): string | undefined;
-  notices: NoticeTracker;
+  rows(): PaneRow[];
 }
 
 export class PanesTree implements vscode.TreeDataProvider<PanesNode> {
@@ -30,21 +32,28 @@ export class PanesTree implements vscode.TreeDataProvider<PanesNode> {
   }
 
   getTreeItem(node: PanesNode): vscode.TreeItem {
+    if (node.kind === 'window') return toTreeItem(windowItem(node.windowId, node.rows));
     if (node.kind === 'pane') {
-      return toTreeItem(paneItem(node.status, { thisWindow: this.source.isLocal(node.status.pane), terminalTitle: this.source.terminalTitle(node.status.pane) }));
+      const item = toTreeItem(paneItem(node.row));
+      if (node.row.local) item.command = { command: FOCUS_PANE_COMMAND, title: 'Show Terminal', arguments: [{ pane: node.row.pane }] };
+      return item;
     }
     return toTreeItem(leaseItem(node.pane, node.line));
   }
 
   getChildren(node?: PanesNode): PanesNode[] {
     if (!node) {
-      const now = localNow();
-      const statuses = (this.source.panes() ?? []).map((snapshot) => paneStatus(snapshot, now, this.source.notices.state()));
-      // This window's terminals first, then the rest by name.
-      statuses.sort((a, b) => Number(this.source.isLocal(b.pane)) - Number(this.source.isLocal(a.pane)) || a.pane.localeCompare(b.pane));
-      return statuses.map((status) => ({ kind: 'pane', status }));
+      const rows = this.source.rows();
+      const local = rows.filter((row) => row.local);
+      const others = new Map<string, PaneRow[]>();
+      for (const row of rows.filter((row) => !row.local)) {
+        const key = row.windowId ?? '';
+        others.set(key, [...(others.get(key) ?? []), row]);
+      }
+      return [...local.map((row) => ({ kind: 'pane' as const, row })), ...[...others].map(([windowId, group]) => ({ kind: 'window' as const, windowId, rows: group }))];
     }
-    if (node.kind === 'pane') return node.status.leases.map((line) => ({ kind: 'lease', pane: node.status.pane, line, leaseId: line.leaseId }));
+    if (node.kind === 'window') return node.rows.map((row) => ({ kind: 'pane', row }));
+    if (node.kind === 'pane') return node.row.status.leases.map((line) => ({ kind: 'lease', pane: node.row.pane, line, leaseId: line.leaseId }));
     return [];
   }
 

@@ -22,7 +22,7 @@ export function leaseView(overrides: Partial<LeaseViewWire> = {}): LeaseViewWire
     expires_at: READ_AT.wallMs + 12 * MIN,
     authorized_until: null,
     clamped_by: [],
-    observer: { kind: 'pid', pid: 4242, start_time: '12345' },
+    observer: { kind: 'none' },
     renew_count: 0,
     last_evidence_at: null,
     end_reason: null,

@@ -61,11 +61,11 @@ describe('extension: pane status line', () => {
   });
 
   it('tooltip lists job-ref, kind, observer, remaining, ceiling and a release link per live lease', () => {
-    const lease = leaseView({ authorized_until: READ_AT.wallMs + 30 * MIN, kind: 'inferred' });
+    const lease = leaseView({ authorized_until: READ_AT.wallMs + 30 * MIN, kind: 'inferred', observer: { kind: 'pid', pid: 4242, start_time: '1' } });
     const status = paneStatus({ pane: paneView([lease]), readAt: READ_AT }, READ_AT, NO_NOTICES);
     const markdown = paneTooltipMarkdown(status, (line) => `[Release](command:leasehold.releaseWaitLease?${line.leaseId})`);
     assert.match(markdown, /`bslbv9989` npm test/);
-    assert.match(markdown, /\| inferred \| process 4242 \| 12m \| \d\d:\d\d \(in 30m\) \| \[Release\]\(command:leasehold\.releaseWaitLease\?wl_1\) \|/);
+    assert.match(markdown, /\| inferred \| process 4242 \| held on its process, running for 0s, ceiling in 30m \| \d\d:\d\d \(in 30m\) \| \[Release\]\(command:leasehold\.releaseWaitLease\?wl_1\) \|/);
     assert.match(paneTooltipMarkdown(paneStatus({ pane: paneView([]), readAt: READ_AT }, READ_AT, NO_NOTICES), () => ''), /UNKNOWN/);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { EndpointView, TodoView } from '../../../src/core/wire/claims.ts';
 import { ALL_VERBS } from '../../../src/core/verbs.ts';
-import { paneStatus } from '../../../src/extension/model/paneStatus.ts';
+import { paneRows } from '../../../src/extension/model/paneRows.ts';
 import { ENDPOINT_CONTEXT, claimItem, endpointItem, leaseItem, paneItem, scopeText } from '../../../src/extension/model/treeModels.ts';
 import { NO_NOTICES, READ_AT, leaseView, paneView } from './fixtures.ts';
 
@@ -52,16 +52,25 @@ describe('extension: tree item models', () => {
   });
 
   it('pane and lease items', () => {
-    const status = paneStatus({ pane: paneView([leaseView(), leaseView({ lease_id: 'wl_2', job_ref: 'x', state: 'degraded', valid: false })]), readAt: READ_AT }, READ_AT, NO_NOTICES);
-    const pane = paneItem(status, { thisWindow: true, terminalTitle: 'bash' });
+    const snapshot = { pane: paneView([leaseView({ observer: { kind: 'pid', pid: 4242, start_time: '1' }, running_ms: 4 * 60_000 }), leaseView({ lease_id: 'wl_2', job_ref: 'x', state: 'degraded', valid: false })]), readAt: READ_AT };
+    const [row] = paneRows([snapshot], READ_AT, NO_NOTICES, () => ({ name: 'bash', position: 1 }));
+    const pane = paneItem(row!);
     assert.equal(pane.label, 'bash');
-    assert.equal(pane.description, 'idle · awaiting bslbv9989 (npm test), 12m left · lease degraded');
-    assert.equal(pane.contextValue, 'pane-local');
+    assert.equal(pane.description, 'idle · awaiting bslbv9989 (npm test), held on its process, running for 4m · lease degraded');
+    assert.equal(pane.contextValue, 'pane-local-unknown');
     assert.equal(pane.collapsible, 'expanded');
-    const [live, degraded] = status.leases.map((line) => leaseItem(status.pane, line));
-    assert.equal(live.label, 'bslbv9989');
-    assert.equal(live.description, 'npm test · declared · 12m left · observer: process 4242');
-    assert.equal(live.contextValue, 'lease-live');
-    assert.match(degraded.description, /degraded/);
+    assert.equal(pane.id, 'pane:vscode-abc-1:leases', 'a pane with leases has its own id, so VS Code opens it unfolded');
+    const [live, degraded] = row!.status.leases.map((line) => leaseItem(row!.status.pane, line));
+    assert.equal(live!.label, 'bslbv9989');
+    assert.equal(live!.description, 'npm test · declared · held on its process, running for 4m · observer: process 4242');
+    assert.equal(live!.contextValue, 'lease-live');
+    assert.match(degraded!.description, /degraded/);
+  });
+
+  it('a pane without leases is not expandable and has another id', () => {
+    const [row] = paneRows([{ pane: paneView([]), readAt: READ_AT }], READ_AT, NO_NOTICES, () => undefined);
+    const item = paneItem(row!);
+    assert.equal(item.collapsible, 'none');
+    assert.equal(item.id, 'pane:vscode-abc-1');
   });
 });

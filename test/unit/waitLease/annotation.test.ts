@@ -29,6 +29,26 @@ describe('wait-lease annotation', () => {
     assert.equal(annotate('idle', [acquireLease({ kind: 'inferred' })], 0).text, 'idle · awaiting bslbv9989 (inferred), 10m left');
   });
 
+  it('a held lease says it is held on its process and how long it has run, not a TTL that jumps back on each renewal', () => {
+    const held: WaitLeaseRecord = { ...acquireLease({ description: 'npm test', ttlMs: 30 * MIN }), observer: { kind: 'pid', pid: 4242, startTime: '1' } };
+    assert.equal(annotate('idle', [held], 4 * MIN + 10_000).text, 'idle · awaiting bslbv9989 (npm test), held on its process, running for 4m');
+    assert.equal(annotate('idle', [held], 40_000).text, 'idle · awaiting bslbv9989 (npm test), held on its process, running for 40s');
+    const job: WaitLeaseRecord = { ...acquireLease(), observer: { kind: 'provider_job', id: 'ci-1' } };
+    assert.match(annotate('idle', [job], MIN).text, /held on its provider job, running for 1m$/);
+  });
+
+  it('a held lease with a ceiling counts down to the ceiling: the one real deadline', () => {
+    const base = acquireLease({ ttlMs: 10 * MIN });
+    const held: WaitLeaseRecord = { ...base, observer: { kind: 'pid', pid: 4242, startTime: '1' }, authorizedUntilWallMs: at(25 * MIN).wallMs, authorizedUntilBootMs: at(25 * MIN).bootMs };
+    assert.equal(annotate('idle', [held], 5 * MIN).text, 'idle · awaiting bslbv9989, held on its process, running for 5m, ceiling in 20m');
+  });
+
+  it('several leases: the next deadline counts only unheld leases', () => {
+    const held = (id: string): WaitLeaseRecord => ({ ...acquireLease({ id, jobRef: id, ttlMs: 2 * MIN }), observer: { kind: 'pid', pid: 4242, startTime: '1' } });
+    assert.equal(annotate('working', [held('a'), acquireLease({ id: 'b', jobRef: 'b', ttlMs: 9 * MIN })], 0).text, 'working · awaiting 2 jobs, next ends in 9m');
+    assert.equal(annotate('working', [held('a'), held('b')], 0).text, 'working · awaiting 2 jobs, all held while they run');
+  });
+
   it('summarises several leases with the next to end', () => {
     const leases = [
       acquireLease({ id: 'a', jobRef: 'a', ttlMs: 4 * MIN }),
