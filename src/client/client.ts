@@ -8,6 +8,7 @@ import type {
   CreateTodoRequest,
   EndpointView,
   PatchEndpointRequest,
+  ClaimEventView,
   TodoView,
   VendEndpointRequest,
   VendEndpointResponse,
@@ -181,6 +182,11 @@ export class LeaseholdClient {
   }
 
   // Panes and sessions
+  /** A todo's claim events, oldest first. */
+  async todoEvents(todoId: string): Promise<ClaimEventView[]> {
+    return (await this.call<{ events: ClaimEventView[] }>('GET', `/api/v1/todos/${encodeURIComponent(todoId)}/events`)).events;
+  }
+
   async registerPane(request: RegisterPaneRequest): Promise<PaneViewWire> {
     return (await this.call<{ pane: PaneViewWire }>('POST', '/api/v1/panes', { body: request })).pane;
   }

@@ -167,6 +167,25 @@ for (const target of storageTargets) {
       assert.equal(badState.body.error.field, 'state');
     });
 
+    it("todo claim events: kind, epoch, lease and time, oldest first; another human's endpoint is not named", async () => {
+      const vended = await t.client.vendEndpoint({ slug: 'reviewer', default_lease_ttl_seconds: 900 });
+      const todo = await t.client.createTodo({ queue: 'reviews', title: 'Review PR 553' });
+      const endpoint = (await t.server.claimStore.getEndpoint(vended.endpoint.id))!;
+      const claim = await t.server.claims.claim(endpoint, todo.id);
+      t.clock.advance(1_000);
+      await t.server.claims.complete(endpoint, todo.id, claim.claim_epoch);
+      const events = await t.client.todoEvents(todo.id);
+      assert.deepEqual(events.map((event) => [event.kind, event.claim_epoch, event.endpoint?.slug, event.by_other]), [['claimed', 1, 'reviewer', false], ['completed', 1, 'reviewer', false]]);
+      assert.equal(events[0]!.lease_ttl_seconds, 900);
+      assert.equal(events[0]!.lease_source, 'endpoint');
+      assert.equal(events[1]!.at - events[0]!.at, 1_000);
+      const theirs = await otherHuman.todoEvents(todo.id);
+      assert.deepEqual(theirs.map((event) => [event.kind, event.endpoint, event.by_other]), [['claimed', null, true], ['completed', null, true]]);
+      const unknown = await raw(t, 'GET', '/api/v1/todos/td_nope/events');
+      assert.equal(unknown.status, 404);
+      assert.equal(unknown.body.error.field, 'todo_id');
+    });
+
     it('errors share one envelope; unauthenticated requests are 401', async () => {
       const noToken = await request(`${t.server.url}/api/v1/endpoints`);
       assert.equal(noToken.statusCode, 401);

@@ -104,6 +104,19 @@ export const todoViewSchema = z.object({
 });
 export type TodoView = z.infer<typeof todoViewSchema>;
 
+/** One claim event of a todo (GET /todos/{id}/events). Another human's endpoint shows as by_other. */
+export const claimEventViewSchema = z.object({
+  kind: z.enum(['claimed', 'heartbeat', 'released', 'completed', 'reaped']),
+  claim_epoch: z.number().int(),
+  endpoint: z.object({ endpoint_id: z.string(), slug: z.string() }).nullable(),
+  by_other: z.boolean(),
+  lease_ttl_seconds: z.number().int().nullable(),
+  lease_source: leaseSourceSchema.nullable(),
+  lease_expires_at: z.number().nullable(),
+  at: z.number(),
+});
+export type ClaimEventView = z.infer<typeof claimEventViewSchema>;
+
 export const claimViewSchema = z.object({
   todo_id: z.string(),
   queue: z.string(),

@@ -13,6 +13,7 @@ import type { Clock } from '../../core/clock.ts';
 import { LeaseholdError } from '../../core/errors.ts';
 import { BASIC_VEND_VERBS, FRIEND_GRANTABLE_VERBS, type Verb } from '../../core/verbs.ts';
 import type {
+  ClaimEventView,
   ClaimView,
   CreateTodoRequest,
   DefaultLeaseView,
@@ -242,6 +243,25 @@ export class ClaimService {
     });
     const now = this.clock.nowMs();
     return todos.map((todo) => this.todoView(todo, own, now));
+  }
+
+  /** The claim events of one todo, oldest first; another human's endpoints are not named. */
+  async todoEvents(human: HumanRecord, todoId: string): Promise<ClaimEventView[]> {
+    if (!(await this.store.getTodo(todoId))) throw new LeaseholdError('not_found', `no todo "${todoId}"`, { field: 'todo_id' });
+    const own = new Map((await this.store.listEndpoints(human.id)).map((endpoint) => [endpoint.id, endpoint]));
+    return (await this.store.listClaimEvents(todoId)).map((event) => {
+      const endpoint = event.endpoint_id ? own.get(event.endpoint_id) : undefined;
+      return {
+        kind: event.kind,
+        claim_epoch: event.claim_epoch,
+        endpoint: endpoint ? { endpoint_id: endpoint.id, slug: endpoint.slug } : null,
+        by_other: event.endpoint_id !== null && !endpoint,
+        lease_ttl_seconds: event.lease_ttl_seconds,
+        lease_source: event.lease_source,
+        lease_expires_at: event.lease_expires_at,
+        at: event.at,
+      };
+    });
   }
 
   todoView(todo: TodoRecord, ownEndpoints: Map<string, EndpointRecord>, now: number): TodoView {

@@ -90,5 +90,10 @@ export function claimRoutes(claims: ClaimService): Route[] {
         return ok({ todos: await claims.listTodos(human, { queue: query.queue, state: query.state, mine: query.mine === 'true' }) });
       },
     },
+    {
+      method: 'GET',
+      path: '/api/v1/todos/:id/events',
+      handler: async ({ human, params }) => ok({ events: await claims.todoEvents(human, params.id!) }),
+    },
   ];
 }
