@@ -170,7 +170,9 @@ async function copyMcpConfig(ctx: Ctx, arg?: unknown) {
 
 async function addTodo(ctx: Ctx, arg?: unknown) {
   const client = requireClient(ctx);
+  const queueNode = (arg as { kind?: unknown; group?: { queue?: unknown } } | undefined)?.group?.queue;
   const queue =
+    (typeof queueNode === 'string' ? queueNode : undefined) ??
     stringArg(arg, 'queue') ??
     given(
       await vscode.window.showInputBox({
@@ -192,6 +194,30 @@ async function addTodo(ctx: Ctx, arg?: unknown) {
   const todo = await client.createTodo({ queue, title });
   void vscode.window.showInformationMessage(`Leasehold: added "${todo.title}" to queue ${todo.queue}.`);
   return todo;
+}
+
+/** A todo node of the Todos view, or {todoId}. */
+function todoIdOf(arg: unknown): string | undefined {
+  if (!arg || typeof arg !== 'object') return undefined;
+  const node = arg as { todo?: { id?: unknown }; todoId?: unknown };
+  if (typeof node.todoId === 'string') return node.todoId;
+  return typeof node.todo?.id === 'string' ? node.todo.id : undefined;
+}
+
+async function copyTodoId(ctx: Ctx, arg?: unknown) {
+  let todoId = todoIdOf(arg);
+  if (!todoId) {
+    const todos = await requireClient(ctx).listTodos();
+    if (todos.length === 0) throw new UserError('no_todos', 'there is no todo yet ("Leasehold: Add Todo…").');
+    const picked = await vscode.window.showQuickPick(
+      todos.map((todo) => ({ label: todo.title, description: `${todo.queue} · ${todo.state} · epoch ${todo.claim_epoch}`, detail: todo.id, todoId: todo.id })),
+      { title: 'Leasehold: Copy Todo ID', placeHolder: 'Which todo?' },
+    );
+    todoId = given(picked).todoId;
+  }
+  await vscode.env.clipboard.writeText(todoId);
+  void vscode.window.showInformationMessage(`Leasehold: copied todo id ${todoId}.`);
+  return { copied: todoId };
 }
 
 async function runHooksCommand(ctx: Ctx, action: 'install' | 'uninstall', arg?: unknown) {
@@ -270,6 +296,7 @@ export const COMMANDS: Record<string, Handler> = {
   'leasehold.revokeEndpoint': revokeEndpoint,
   'leasehold.copyMcpConfig': copyMcpConfig,
   'leasehold.addTodo': addTodo,
+  'leasehold.copyTodoId': copyTodoId,
   'leasehold.installHooks': (ctx, arg) => runHooksCommand(ctx, 'install', arg),
   'leasehold.uninstallHooks': (ctx, arg) => runHooksCommand(ctx, 'uninstall', arg),
   'leasehold.releaseWaitLease': releaseWaitLease,

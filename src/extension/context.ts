@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LeaseholdClient } from '../client/client.ts';
-import type { EndpointView } from '../core/wire/claims.ts';
+import type { EndpointView, TodoView } from '../core/wire/claims.ts';
 import { defaultRuntimeDir, runtimeFiles } from '../runtime/paths.ts';
 import { AttentionTracker, parseAttentionKinds, type AttentionNotice } from './model/attention.ts';
 import { LEDGER_SCHEME } from './model/ledger.ts';
@@ -27,6 +27,7 @@ import { windowSessionOf } from './terminals/processStart.ts';
 import { TerminalPanes } from './terminals/terminalPanes.ts';
 import { EndpointsTree } from './views/endpointsTree.ts';
 import { FOCUS_PANE_COMMAND, PanesTree } from './views/panesTree.ts';
+import { TodosTree } from './views/todosTree.ts';
 
 /** One connection to one server process: dropped and rebuilt when the server changes. */
 class ServerRun implements vscode.Disposable {
@@ -47,7 +48,7 @@ class ServerRun implements vscode.Disposable {
   start(): void {
     this.openStream();
     void this.ctx.terminals.syncWith(this.client).then(() => this.ctx.scheduleRefresh({ panes: true }));
-    this.ctx.scheduleRefresh({ endpoints: true, panes: true });
+    this.ctx.scheduleRefresh({ endpoints: true, panes: true, claims: true });
     // The hook spool's state in the server item's tooltip (quarantined entries, last error).
     const pollSpool = () => void this.client.status().then((status) => this.ctx.statusBar.showSpool(status.spool), () => undefined);
     pollSpool();
@@ -60,7 +61,7 @@ class ServerRun implements vscode.Disposable {
       onOpen: () => {
         this.ctx.log.debug('event stream open');
         // Anything may have changed while the stream was down.
-        this.ctx.scheduleRefresh({ endpoints: true, panes: true });
+        this.ctx.scheduleRefresh({ endpoints: true, panes: true, claims: true });
       },
       onEvent: (event) => {
         this.ctx.log.trace(`event ${event.event} ${event.data}`);
@@ -99,6 +100,9 @@ export class Ctx implements vscode.Disposable {
   readonly statusBar: StatusBar;
   readonly endpointsTree: EndpointsTree;
   readonly panesTree: PanesTree;
+  readonly todosTree: TodosTree;
+  /** The todos as last read, and when (performance.now(), for the local countdown). */
+  todos: { todos: TodoView[]; readAtMs: number } | undefined;
   settings: ResolvedSettings;
   endpoints: EndpointView[] | undefined;
   readonly panes = new Map<string, PaneSnapshot>();
@@ -152,6 +156,13 @@ export class Ctx implements vscode.Disposable {
     });
     this.endpointsTree = new EndpointsTree({ endpoints: () => this.endpoints, client: () => this.client });
     this.panesTree = new PanesTree({ rows: () => this.rows() });
+    this.todosTree = new TodosTree({
+      todos: () => this.todos,
+      events: (todoId) => {
+        const client = this.client;
+        return client ? client.todoEvents(todoId) : Promise.resolve([]);
+      },
+    });
     this.disposables.push(this.stateChanged, this.dataChanged);
   }
 
@@ -164,6 +175,7 @@ export class Ctx implements vscode.Disposable {
     const ext = this.ext;
     const endpointsView = vscode.window.createTreeView('leasehold.endpoints', { treeDataProvider: this.endpointsTree, showCollapseAll: true });
     const panesView = vscode.window.createTreeView('leasehold.panes', { treeDataProvider: this.panesTree });
+    const todosView = vscode.window.createTreeView('leasehold.todos', { treeDataProvider: this.todosTree, showCollapseAll: true });
     this.disposables.push(
       ...this.registerCommands(this),
       vscode.commands.registerCommand(FOCUS_PANE_COMMAND, (arg?: { pane?: string }) => this.focusPane(arg?.pane)),
@@ -171,6 +183,8 @@ export class Ctx implements vscode.Disposable {
       vscode.workspace.registerTextDocumentContentProvider(LEDGER_SCHEME, { onDidChange: this.ledgerChanged.event, provideTextDocumentContent: () => this.ledgerText }),
       endpointsView,
       panesView,
+      todosView,
+      this.todosTree,
       this.endpointsTree,
       this.panesTree,
       this.statusBar,
@@ -205,6 +219,11 @@ export class Ctx implements vscode.Disposable {
     }, 1_000);
     this.disposables.push({ dispose: () => clearInterval(nameTick) });
     this.disposables.push({ dispose: () => clearInterval(treeTick) });
+    // The Todos view's lease countdowns: a local redraw each second while one is on screen.
+    const todosTick = setInterval(() => {
+      if (todosView.visible && this.todosTree.counting()) this.todosTree.refresh();
+    }, 1_000);
+    this.disposables.push({ dispose: () => clearInterval(todosTick) });
 
     this.applyTerminalEnv();
     this.terminals.start();
@@ -295,6 +314,8 @@ export class Ctx implements vscode.Disposable {
     const client = this.client;
     if (!client) {
       this.endpoints = undefined;
+      this.todos = undefined;
+      this.todosTree.refresh();
       this.panes.clear();
       this.endpointsTree.refresh();
       this.panesTree.refresh();
@@ -314,6 +335,17 @@ export class Ctx implements vscode.Disposable {
       );
     } else if (what.claims) {
       this.endpointsTree.refresh();
+    }
+    if (what.claims) {
+      jobs.push(
+        client.listTodos().then(
+          (todos) => {
+            this.todos = { todos, readAtMs: performance.now() };
+            this.todosTree.refresh();
+          },
+          (error: Error) => this.log.warn(`could not list todos: ${error.message}`),
+        ),
+      );
     }
     if (what.panes) {
       jobs.push(

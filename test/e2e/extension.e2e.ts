@@ -21,6 +21,7 @@ import type { Workbench } from './harness/browser.ts';
 import { repoRoot, startCodeServer } from './harness/codeServer.ts';
 import type { CodeServer } from './harness/codeServer.ts';
 import { runHostSuite } from './harness/hostSuite.ts';
+import { connectMcp } from '../support/mcp.ts';
 
 const PANE_ITEM = { id: 'leasehold.leasehold.leasehold.pane' };
 const SERVER_ITEM = { id: 'leasehold.leasehold.leasehold.server' };
@@ -375,6 +376,29 @@ describe('Leasehold extension in a real workbench (code-server + Chromium)', fun
     const toasts = await workbench.page.locator('.notification-toast').filter({ hasText: /needs you/ }).count();
     assert.equal(toasts, 0, 'no second notification for the same blocked state');
   });
+
+  it('9. the Todos view shows a claimed todo with its holder, epoch and a live lease countdown, and its claim events', async () => {
+    const worker = await client.vendEndpoint({ slug: `${slug}-w`, default_lease_ttl_seconds: 60 });
+    const title = `Review PR ${Date.now().toString(36).slice(-4)}`;
+    const todo = await client.createTodo({ queue: 'reviews', title });
+    const mcp = await connectMcp(client.baseUrl, worker.token);
+    try {
+      const claim = await mcp.call('claim', { todo_id: todo.id });
+      assert.equal(claim.isError, false, JSON.stringify(claim.value));
+      await workbench.openViewContainer('Leasehold');
+      const first = await todoDescription(workbench, title, new RegExp(`^${slug}-w · \\d+s left · epoch 1$`));
+      await workbench.page.waitForTimeout(2_200);
+      const second = await todoDescription(workbench, title, new RegExp(`^${slug}-w · \\d+s left · epoch 1$`));
+      const seconds = (text: string) => Number(/(\d+)s left/.exec(text)![1]);
+      assert.ok(seconds(second) < seconds(first), `the countdown runs: ${first} then ${second}`);
+      await workbench.treeItem(title).click();
+      await workbench.page.keyboard.press('ArrowRight');
+      await workbench.waitForTreeItem(`claimed by ${slug}-w`);
+      await workbench.screenshot('extension-9-todos-view');
+    } finally {
+      await mcp.close();
+    }
+  });
 });
 
 describe('Leasehold extension: in-extension-host suite (test/extension-host) through runHostSuite', function () {
@@ -557,6 +581,11 @@ async function changeSeen(workbench: Workbench, t0: number, seen: (text: string)
     10_000,
   );
   return change.t - t0;
+}
+
+/** The description of a Todos view row. */
+async function todoDescription(workbench: Workbench, title: string, match: RegExp): Promise<string> {
+  return treeDescription(workbench, title, match);
 }
 
 /** The labels of the Panes view's rows. */
