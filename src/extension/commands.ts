@@ -5,12 +5,13 @@ import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
 import { LeaseholdApiError, ServerUnreachableError, type LeaseholdClient } from '../client/client.ts';
 import { buildMcpAddCommand, buildMcpJson } from '../claude/mcpConfig.ts';
-import { SLUG_PATTERN, slugRuleMessage, type EndpointView } from '../core/wire/claims.ts';
+import { SLUG_PATTERN, slugRuleMessage, type EndpointView, type VendEndpointRequest } from '../core/wire/claims.ts';
 import type { Ctx } from './context.ts';
 import { endpointRefOf, leaseIdOf, scopeArgOf, stringArg, ttlArgOf, type HooksScope } from './model/commandArgs.ts';
 import { hooksSummaryText } from './model/hooksSummary.ts';
 import { LEDGER_SCHEME, ledgerMarkdown } from './model/ledger.ts';
 import { effectiveLeaseText } from './model/treeModels.ts';
+import { scopeChoices, scopeFromPicks } from './model/vendScope.ts';
 import { TTL_PROMPT, parseTtlInput, ttlInputValue, validateTtlInput } from './model/ttlInput.ts';
 import { cliInvocation } from './server/runtime.ts';
 
@@ -91,15 +92,34 @@ async function vendEndpoint(ctx: Ctx, arg?: unknown) {
     stringArg(arg, 'slug') ??
     given(
       await vscode.window.showInputBox({
-        title: 'Leasehold: Vend Endpoint (1/2)',
+        title: 'Leasehold: Vend Endpoint (1/3)',
         prompt: 'Endpoint slug: 1-63 of a-z, 0-9 and "-", starting with a letter or digit',
         placeHolder: 'reviewer',
         validateInput: (input) => (SLUG_PATTERN.test(input.trim()) ? undefined : slugRuleMessage()),
       }),
     ).trim();
   let ttl = ttlFromArg(arg, 'leaseTtl');
-  if (ttl === undefined && stringArg(arg, 'slug') === undefined) ttl = await askTtl('Leasehold: Vend Endpoint (2/2): default lease TTL', '', true);
-  const vended = await client.vendEndpoint({ slug, ...(stringArg(arg, 'name') ? { name: stringArg(arg, 'name') } : {}), ...(ttl !== undefined && ttl !== null ? { default_lease_ttl_seconds: ttl } : {}) });
+  if (ttl === undefined && stringArg(arg, 'slug') === undefined) ttl = await askTtl('Leasehold: Vend Endpoint (2/3): default lease TTL', '', true);
+  const argScope = (arg as { scope?: unknown } | undefined)?.scope;
+  let scope: string[] | undefined = Array.isArray(argScope) ? argScope.filter((verb): verb is string => typeof verb === 'string') : undefined;
+  if (scope === undefined && stringArg(arg, 'slug') === undefined) {
+    const picked = given(
+      await vscode.window.showQuickPick(scopeChoices(), {
+        title: 'Leasehold: Vend Endpoint (3/3): scope',
+        placeHolder: 'Verbs this endpoint may call: the drain verbs are checked; the rest are offered unchecked',
+        canPickMany: true,
+      }),
+    );
+    const checked = scopeFromPicks(picked.map((choice) => choice.verb));
+    if (!checked.ok) throw new UserError('invalid_scope', checked.message);
+    scope = checked.scope;
+  }
+  const vended = await client.vendEndpoint({
+    slug,
+    ...(stringArg(arg, 'name') ? { name: stringArg(arg, 'name') } : {}),
+    ...(ttl !== undefined && ttl !== null ? { default_lease_ttl_seconds: ttl } : {}),
+    ...(scope !== undefined ? { scope: scope as VendEndpointRequest['scope'] } : {}),
+  });
   const secret: StoredEndpointSecret = { token: vended.token, mcp_url: vended.mcp_url, slug: vended.endpoint.slug };
   await ctx.ext.secrets.store(secretKey(vended.endpoint.id), JSON.stringify(secret));
   ctx.log.info(`vended endpoint ${vended.endpoint.slug} (${vended.endpoint.id}); its token is kept in VS Code's secret storage`);

@@ -151,17 +151,30 @@ describe('Leasehold extension in a real workbench (code-server + Chromium)', fun
   it('1. vends an endpoint from the palette and shows it in the Endpoints tree', async () => {
     await workbench.openViewContainer('Leasehold');
     await workbench.runCommand('Leasehold: Vend Endpoint…');
-    await waitForInputTitle(workbench, /Vend Endpoint \(1\/2\)/);
+    await waitForInputTitle(workbench, /Vend Endpoint \(1\/3\)/);
     assert.equal(await workbench.typeIntoInputBox(slug), '', 'the slug is accepted inline');
     await workbench.submitInputBox();
-    await waitForInputTitle(workbench, /Vend Endpoint \(2\/2\)/);
+    await waitForInputTitle(workbench, /Vend Endpoint \(2\/3\)/);
     // Empty: the server default lease TTL.
     assert.equal(await workbench.typeIntoInputBox(''), '');
     await workbench.submitInputBox();
+    // The scope step (ADR-0043): drain verbs checked, the lease-setting verbs offered unchecked.
+    await waitForInputTitle(workbench, /Vend Endpoint \(3\/3\): scope/);
+    const checked = await quickPickChecks(workbench);
+    assert.equal(checked.get('claim'), true, JSON.stringify([...checked]));
+    assert.equal(checked.get('complete'), true);
+    assert.equal(checked.get('get_default_lease'), false);
+    assert.equal(checked.get('set_default_lease'), false);
+    await workbench.screenshot('extension-1-vend-scope-step');
+    // Check set_default_lease too, then accept.
+    await toggleQuickPickRow(workbench, 'set_default_lease');
+    await workbench.page.keyboard.press('Enter');
     await workbench.waitForNotification(`vended endpoint ${slug}`);
     await workbench.waitForTreeItem(slug, { container: 'Leasehold' });
     const description = await treeDescription(workbench, slug, /server default/);
-    assert.match(description, /^\S+ · server default · active · scope: /);
+    assert.match(description, /^\S+ · server default · active · scope: drain, set_default_lease$/);
+    const endpoint = await client.getEndpoint(slug);
+    assert.deepEqual(endpoint.scope, ['claim', 'claim_next', 'heartbeat', 'release', 'complete', 'set_default_lease']);
     await workbench.screenshot('extension-1-vend-endpoint');
   });
 
@@ -173,7 +186,7 @@ describe('Leasehold extension in a real workbench (code-server + Chromium)', fun
     await workbench.submitInputBox();
     await workbench.waitForNotification(`${slug} lease TTL is now 15m`);
     const description = await treeDescription(workbench, slug, /^15m · this endpoint's default/);
-    assert.match(description, /^15m · this endpoint's default · active · scope: all verbs$/);
+    assert.match(description, /^15m · this endpoint's default · active · scope: drain, set_default_lease$/);
     assert.match(cliEndpointRow(dirs.runtimeDir, slug), /\s15m \(this endpoint's default\)\s/);
     await workbench.screenshot('extension-2-edit-lease-ttl-15m');
   });
@@ -586,6 +599,35 @@ async function changeSeen(workbench: Workbench, t0: number, seen: (text: string)
 /** The description of a Todos view row. */
 async function todoDescription(workbench: Workbench, title: string, match: RegExp): Promise<string> {
   return treeDescription(workbench, title, match);
+}
+
+/** Each row of the open multi-select quick pick: its label and whether it is checked. */
+async function quickPickChecks(workbench: Workbench): Promise<Map<string, boolean>> {
+  return workbench.step('the quick pick\'s checked rows', () =>
+    workbench.waitFor('quick pick rows with checkboxes', async () => {
+      const rows = (await workbench.page.locator('.quick-input-widget .monaco-list-row').evaluateAll((nodes) =>
+        nodes.map((node) => {
+          const element = node as unknown as { querySelector(selector: string): { innerText: string; checked?: boolean; getAttribute(name: string): string | null } | null; getAttribute(name: string): string | null };
+          const label = element.querySelector('.label-name')?.innerText.trim() ?? '';
+          const box = element.querySelector('input[type=checkbox], .quick-input-list-checkbox, .monaco-custom-toggle');
+          const checked = box ? (box.checked ?? box.getAttribute('aria-checked') === 'true') : element.getAttribute('aria-checked') === 'true';
+          return [label, checked] as [string, boolean];
+        }),
+      )) as [string, boolean][];
+      return rows.length > 0 ? new Map(rows) : undefined;
+    }),
+  );
+}
+
+async function toggleQuickPickRow(workbench: Workbench, label: string): Promise<void> {
+  await workbench.step(`toggle quick pick row ${label}`, async () => {
+    const row = workbench.page
+      .locator('.quick-input-widget .monaco-list-row')
+      .filter({ has: workbench.page.locator('.label-name', { hasText: new RegExp(`^\\s*${label}\\s*$`) }) })
+      .first();
+    await row.waitFor({ state: 'visible', timeout: workbench.timeoutMs });
+    await row.locator('input[type=checkbox], .quick-input-list-checkbox, .monaco-custom-toggle').first().click();
+  });
 }
 
 /** The labels of the Panes view's rows. */
