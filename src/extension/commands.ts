@@ -1,7 +1,6 @@
 // Everything a user can do, as a table of commands (palette category "Leasehold"). Each takes
 // optional arguments (tree node, tooltip link, or a plain object from tests) and asks through
 // UI only for what is missing. A command returns its result, or {error} after showing it.
-import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
 import { LeaseholdApiError, ServerUnreachableError, type LeaseholdClient } from '../client/client.ts';
 import { buildMcpAddCommand, buildMcpJson } from '../claude/mcpConfig.ts';
@@ -13,7 +12,7 @@ import { LEDGER_SCHEME, ledgerMarkdown } from './model/ledger.ts';
 import { effectiveLeaseText } from './model/treeModels.ts';
 import { scopeChoices, scopeFromPicks } from './model/vendScope.ts';
 import { TTL_PROMPT, parseTtlInput, ttlInputValue, validateTtlInput } from './model/ttlInput.ts';
-import { cliInvocation } from './server/runtime.ts';
+import { runCli } from './server/cliRunner.ts';
 
 /** Shown to the user as is (no "Leasehold:" stack trace). */
 class UserError extends Error {
@@ -257,15 +256,12 @@ async function runHooksCommand(ctx: Ctx, action: 'install' | 'uninstall', arg?: 
   if (scope !== 'user' && !folder) throw new UserError('no_folder', `the ${scope} scope writes into the open folder's .claude directory; open a folder first, or choose user.`);
   const choice = await ctx.cliRuntime();
   if (!choice.ok) throw new UserError('no_runtime', choice.message);
-  const cli = cliInvocation(choice.runtime, ctx.cliScript, ['hooks', action, '--scope', scope, ...(folder ? ['--project-dir', folder] : []), '--json'], process.env, ctx.runtimeDir);
-  ctx.log.info(`running ${Object.entries(choice.runtime.env).map(([name, value]) => `${name}=${value} `).join('')}${cli.command} ${cli.args.join(' ')}`);
-  const output = await new Promise<string>((resolve, reject) => {
-    execFile(cli.command, cli.args, { cwd: folder ?? ctx.ext.extensionPath, timeout: 30_000, env: cli.env }, (error, stdout, stderr) => {
-      if (stderr.trim()) ctx.log.info(`[hooks ${action}] ${stderr.trim()}`);
-      if (error) reject(new UserError('hooks_failed', `leasehold hooks ${action} failed: ${stderr.trim() || error.message}`));
-      else resolve(stdout);
-    });
-  });
+  let output: string;
+  try {
+    output = await runCli({ runtime: choice.runtime, cliScript: ctx.cliScript, runtimeDir: ctx.runtimeDir, cwd: folder ?? ctx.ext.extensionPath, log: (line) => ctx.log.info(line) }, ['hooks', action, '--scope', scope, ...(folder ? ['--project-dir', folder] : []), '--json']);
+  } catch (error) {
+    throw new UserError('hooks_failed', (error as Error).message);
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(output);
@@ -274,6 +270,7 @@ async function runHooksCommand(ctx: Ctx, action: 'install' | 'uninstall', arg?: 
   }
   const summary = hooksSummaryText(action, scope, parsed);
   ctx.log.info(summary.text);
+  void ctx.checkHooks({ offer: false });
   void vscode.window.showInformationMessage(`Leasehold: ${summary.text}`, ...(summary.file ? ['Open File'] : [])).then((open) => {
     if (open && summary.file) void vscode.window.showTextDocument(vscode.Uri.file(summary.file));
   });

@@ -6,18 +6,22 @@
 // start() runs in the background.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LeaseholdClient } from '../client/client.ts';
 import type { EndpointView, TodoView } from '../core/wire/claims.ts';
 import { defaultRuntimeDir, runtimeFiles } from '../runtime/paths.ts';
 import { AttentionTracker, parseAttentionKinds, type AttentionNotice } from './model/attention.ts';
+import { parseScopeStatus, planHookSetup, type HookScope, type HookSetupPlan, type ScopeStatus } from './model/hookSetup.ts';
 import { LEDGER_SCHEME } from './model/ledger.ts';
 import { paneRows, type PaneRow } from './model/paneRows.ts';
 import type { PaneSnapshot } from './model/paneStatus.ts';
 import type { ServerState } from './model/serverStatus.ts';
 import { serverStatusView } from './model/serverStatus.ts';
 import { resolveSettings, serverLaunchFrom, terminalEnvFrom, type ResolvedSettings } from './model/settings.ts';
+import { runCli } from './server/cliRunner.ts';
 import { LogTail } from './server/logTail.ts';
 import { chooseServerRuntime, type RuntimeChoice } from './server/runtime.ts';
 import type { EventStreamHandle } from '../client/eventStream.ts';
@@ -89,6 +93,14 @@ class ServerRun implements vscode.Disposable {
 /** Registers the command table against a context (commands.ts's registerCommands). */
 export type CommandRegistrar = (ctx: Ctx) => vscode.Disposable[];
 
+const HOOKS_OFFERED_KEY = 'leasehold.hooksOffered';
+
+/** Claude Code is here: its settings folder exists, or `claude` is on PATH. */
+function claudeCodePresent(): boolean {
+  if (existsSync(path.join(homedir(), '.claude'))) return true;
+  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir && existsSync(path.join(dir, process.platform === 'win32' ? 'claude.exe' : 'claude')));
+}
+
 export class Ctx implements vscode.Disposable {
   readonly ext: vscode.ExtensionContext;
   readonly log: vscode.LogOutputChannel;
@@ -155,7 +167,7 @@ export class Ctx implements vscode.Disposable {
       },
     });
     this.endpointsTree = new EndpointsTree({ endpoints: () => this.endpoints, client: () => this.client });
-    this.panesTree = new PanesTree({ rows: () => this.rows() });
+    this.panesTree = new PanesTree({ rows: () => this.rows(), hooksMissing: () => this.hooksState === 'missing' });
     this.todosTree = new TodosTree({
       todos: () => this.todos,
       events: (todoId) => {
@@ -230,6 +242,8 @@ export class Ctx implements vscode.Disposable {
     this.logTail.start();
     ext.subscriptions.push(this);
     void this.supervisor.ensureRunning();
+    // In the background: repair hooks an update broke; offer them once on a first run.
+    setTimeout(() => void this.checkHooks({ offer: true }).catch((error: Error) => this.log.warn(`hook check: ${error.message}`)), 500);
   }
 
   private readSettings(): ResolvedSettings {
@@ -416,6 +430,59 @@ export class Ctx implements vscode.Disposable {
       await config.update('notifications', kinds, vscode.ConfigurationTarget.Global);
       void vscode.window.showInformationMessage(`Leasehold: no more "${notice.kind}" notifications. The setting leasehold.notifications brings them back.`);
     }
+  }
+
+  /** Hook status as last checked (the Panes view shows a row while they are missing). */
+  hooksState: 'unknown' | 'installed' | 'missing' = 'unknown';
+
+  /**
+   * Checks Leasehold's hook entries in every Claude Code settings scope: repairs the ones an
+   * update left pointing at an old extension folder or runtime, and (once, when Claude Code is
+   * present and no hooks are) offers to install them. Never writes without consent.
+   */
+  async checkHooks(options: { offer: boolean }): Promise<HookSetupPlan | undefined> {
+    const choice = await this.cliRuntime();
+    if (!choice.ok) return undefined;
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const run = { runtime: choice.runtime, cliScript: this.cliScript, runtimeDir: this.runtimeDir, cwd: folder ?? this.ext.extensionPath, log: (line: string) => this.log.debug(line) };
+    const scopes: HookScope[] = folder ? ['user', 'project', 'local'] : ['user'];
+    const statuses: ScopeStatus[] = [];
+    for (const scope of scopes) {
+      try {
+        const status = parseScopeStatus(scope, await runCli(run, ['hooks', 'status', '--scope', scope, ...(folder ? ['--project-dir', folder] : []), '--json']));
+        if (status) statuses.push(status);
+      } catch (error) {
+        this.log.warn(`hook status (${scope}): ${(error as Error).message}`);
+      }
+    }
+    const offeredBefore = this.ext.globalState.get<boolean>(HOOKS_OFFERED_KEY) === true;
+    const plan = planHookSetup(statuses, { claudePresent: claudeCodePresent(), offeredBefore });
+    for (const scope of plan.repair) {
+      try {
+        await runCli({ ...run, log: (line) => this.log.info(line) }, ['hooks', 'install', '--scope', scope, ...(folder ? ['--project-dir', folder] : []), '--json']);
+        this.log.info(`repaired the Leasehold hooks in ${statuses.find((status) => status.scope === scope)?.file}: they pointed at an older extension folder or runtime`);
+      } catch (error) {
+        this.log.warn(`could not repair the hooks (${scope}): ${(error as Error).message}`);
+      }
+    }
+    this.hooksState = plan.state;
+    void vscode.commands.executeCommand('setContext', 'leasehold.hooks', plan.state);
+    this.panesTree.refresh();
+    if (options.offer && plan.offer) {
+      await this.ext.globalState.update(HOOKS_OFFERED_KEY, true);
+      void vscode.window
+        .showInformationMessage(
+          "Leasehold: Claude Code is installed, but Leasehold's hooks are not. Install them so each terminal shows when Claude Code waits on a background job or needs you? (Asked once; \"Leasehold: Install Claude Code Hooks…\" does it later.)",
+          'Install for User',
+          ...(folder ? ['Install for This Workspace'] : []),
+          'Not Now',
+        )
+        .then((picked) => {
+          if (picked === 'Install for User') void vscode.commands.executeCommand('leasehold.installHooks', { scope: 'user' });
+          else if (picked === 'Install for This Workspace') void vscode.commands.executeCommand('leasehold.installHooks', { scope: 'local' });
+        });
+    }
+    return plan;
   }
 
   private disposed = false;

@@ -8,6 +8,7 @@ import { leaseItem, paneItem, windowItem } from '../model/treeModels.ts';
 import { toTreeItem } from './treeItem.ts';
 
 export type PanesNode =
+  | { kind: 'hooks' }
   | { kind: 'window'; windowId: string; rows: PaneRow[] }
   | { kind: 'pane'; row: PaneRow }
   | { kind: 'lease'; pane: string; line: PaneLeaseLine; leaseId: string };
@@ -16,6 +17,8 @@ export const FOCUS_PANE_COMMAND = 'leasehold.focusPane';
 
 export interface PanesSource {
   rows(): PaneRow[];
+  /** Leasehold's Claude Code hooks are installed in no settings scope. */
+  hooksMissing(): boolean;
 }
 
 export class PanesTree implements vscode.TreeDataProvider<PanesNode> {
@@ -32,6 +35,15 @@ export class PanesTree implements vscode.TreeDataProvider<PanesNode> {
   }
 
   getTreeItem(node: PanesNode): vscode.TreeItem {
+    if (node.kind === 'hooks') {
+      const item = new vscode.TreeItem('Claude Code hooks: not installed');
+      item.description = 'click to install';
+      item.tooltip = "Without Leasehold's hooks, Claude Code's waits and prompts do not reach the panes. Installs into a Claude Code settings file you choose.";
+      item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
+      item.command = { command: 'leasehold.installHooks', title: 'Install Claude Code Hooks…' };
+      item.contextValue = 'hooks-missing';
+      return item;
+    }
     if (node.kind === 'window') return toTreeItem(windowItem(node.windowId, node.rows));
     if (node.kind === 'pane') {
       const item = toTreeItem(paneItem(node.row));
@@ -50,7 +62,8 @@ export class PanesTree implements vscode.TreeDataProvider<PanesNode> {
         const key = row.windowId ?? '';
         others.set(key, [...(others.get(key) ?? []), row]);
       }
-      return [...local.map((row) => ({ kind: 'pane' as const, row })), ...[...others].map(([windowId, group]) => ({ kind: 'window' as const, windowId, rows: group }))];
+      const hooks: PanesNode[] = this.source.hooksMissing() && rows.length > 0 ? [{ kind: 'hooks' }] : [];
+      return [...hooks, ...local.map((row) => ({ kind: 'pane' as const, row })), ...[...others].map(([windowId, group]) => ({ kind: 'window' as const, windowId, rows: group }))];
     }
     if (node.kind === 'window') return node.rows.map((row) => ({ kind: 'pane', row }));
     if (node.kind === 'pane') return node.row.status.leases.map((line) => ({ kind: 'lease', pane: node.row.pane, line, leaseId: line.leaseId }));

@@ -62,16 +62,18 @@ describe('extension: package.json contributes', () => {
     assert.ok(titles.includes('leasehold.vendEndpoint') && titles.includes('leasehold.refresh'));
   });
 
-  it('an activity-bar container "Leasehold" with both views, and a welcome view that vends', () => {
+  it('an activity-bar container "Leasehold" with its three views, and a welcome view that vends', () => {
     assert.deepEqual(contributes.viewsContainers.activitybar.map((c: { title: string }) => c.title), ['Leasehold']);
     assert.ok(existsSync(fileURLToPath(new URL(contributes.viewsContainers.activitybar[0].icon, root))), 'the activity-bar icon is in media/');
-    assert.deepEqual(contributes.views.leasehold.map((view: { id: string }) => view.id), ['leasehold.endpoints', 'leasehold.panes']);
+    assert.deepEqual(contributes.views.leasehold.map((view: { id: string }) => view.id), ['leasehold.endpoints', 'leasehold.todos', 'leasehold.panes']);
+    const panesWelcome = contributes.viewsWelcome.filter((welcome: { view: string }) => welcome.view === 'leasehold.panes') as { contents: string; when: string }[];
+    assert.ok(panesWelcome.filter((welcome) => welcome.contents.includes('command:leasehold.installHooks')).every((welcome) => welcome.when.includes('leasehold.hooks != installed')), 'the install link is offered only while the hooks are missing');
     assert.ok(contributes.viewsWelcome.some((welcome: { view: string; contents: string }) => welcome.view === 'leasehold.endpoints' && welcome.contents.includes('(command:leasehold.vendEndpoint)')));
   });
 
   it('settings under leasehold.* each have a description', () => {
     const properties = contributes.configuration.properties as Record<string, { description?: string; markdownDescription?: string }>;
-    for (const key of ['hardMaxTtl', 'hookTtl.shell', 'hookTtl.subagent', 'hookTtl.monitor', 'hookTtl.workflow', 'dataDir', 'databaseUrl', 'serverRuntime']) assert.ok(properties[`leasehold.${key}`], `leasehold.${key}`);
+    for (const key of ['notifications', 'hardMaxTtl', 'hookTtl.shell', 'hookTtl.subagent', 'hookTtl.monitor', 'hookTtl.workflow', 'dataDir', 'databaseUrl', 'serverRuntime']) assert.ok(properties[`leasehold.${key}`], `leasehold.${key}`);
     for (const [key, property] of Object.entries(properties)) {
       assert.match(key, /^leasehold\./);
       assert.ok((property.markdownDescription ?? property.description ?? '').length > 20, `${key} has a description`);
