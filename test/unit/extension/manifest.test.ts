@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { TODO_CONTEXT } from '../../../src/extension/model/todos.ts';
 import { ENDPOINT_CONTEXT } from '../../../src/extension/model/treeModels.ts';
 
 const root = new URL('../../../', import.meta.url);
@@ -46,7 +47,7 @@ describe('extension: package.json contributes', () => {
   });
 
   it('menus name contributed commands and the context values the tree models set', () => {
-    const contextValues = new Set<string>([...Object.values(ENDPOINT_CONTEXT), 'lease-live', 'lease-ended', 'claim', 'pane', 'pane-local']);
+    const contextValues = new Set<string>([...Object.values(ENDPOINT_CONTEXT), ...Object.values(TODO_CONTEXT), 'lease-live', 'lease-ended', 'claim', 'queue']);
     for (const [menu, entries] of Object.entries(contributes.menus) as [string, MenuEntry[]][]) {
       for (const entry of entries) {
         assert.ok(commands.has(entry.command), `${menu}: ${entry.command} is contributed`);
