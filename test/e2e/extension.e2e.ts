@@ -113,7 +113,8 @@ describe('Leasehold extension in a real workbench (code-server + Chromium)', fun
     dirs = leaseholdDirs('ui');
     const started = Date.now();
     server = await startCodeServer({ extensions: [repoRoot], env: dirs.env });
-    workbench = await openWorkbench(server);
+    // Generous step timeouts: these machines run many suites at once (load averages past 60).
+    workbench = await openWorkbench(server, { timeoutMs: 90_000, loadTimeoutMs: 120_000 });
     timings['code-server spawn to workbench rendered'] = Date.now() - started;
     await workbench.waitForStatusBarText(SERVER_ITEM);
     timings['code-server spawn to Leasehold status bar item'] = Date.now() - started;
