@@ -239,6 +239,33 @@ async function copyTodoId(ctx: Ctx, arg?: unknown) {
   return { copied: todoId };
 }
 
+/** A human release of a claimed todo: back to its queue, and the old holder's epoch is fenced. */
+async function requeueTodo(ctx: Ctx, arg?: unknown) {
+  const client = requireClient(ctx);
+  let todoId = todoIdOf(arg);
+  if (!todoId) {
+    const claimed = (await client.listTodos({ state: 'claimed' })).filter((todo) => !todo.held_by_other);
+    if (claimed.length === 0) throw new UserError('no_claims', 'no claimed todo of yours to requeue.');
+    const picked = await vscode.window.showQuickPick(
+      claimed.map((todo) => ({ label: todo.title, description: `${todo.queue} · ${todo.holder?.slug ?? ''} · epoch ${todo.claim_epoch}`, todoId: todo.id })),
+      { title: 'Leasehold: Requeue Todo', placeHolder: 'Requeue which claimed todo?' },
+    );
+    todoId = given(picked).todoId;
+  }
+  if ((arg as { confirmed?: unknown } | undefined)?.confirmed !== true) {
+    const answer = await vscode.window.showWarningMessage(
+      'Requeue this todo?',
+      { modal: true, detail: 'It goes back to its queue at once. Its holder\'s claim epoch is fenced: its heartbeat, release and complete are refused with lease_lapsed.' },
+      'Requeue',
+    );
+    if (answer !== 'Requeue') throw new Cancelled();
+  }
+  const todo = await client.requeueTodo(todoId);
+  ctx.scheduleRefresh({ claims: true });
+  void vscode.window.showInformationMessage(`Leasehold: requeued "${todo.title}" (queue ${todo.queue}); the old holder's claim is fenced.`);
+  return todo;
+}
+
 async function runHooksCommand(ctx: Ctx, action: 'install' | 'uninstall', arg?: unknown) {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const scope: HooksScope =
@@ -314,6 +341,7 @@ export const COMMANDS: Record<string, Handler> = {
   'leasehold.copyMcpConfig': copyMcpConfig,
   'leasehold.addTodo': addTodo,
   'leasehold.copyTodoId': copyTodoId,
+  'leasehold.requeueTodo': requeueTodo,
   'leasehold.installHooks': (ctx, arg) => runHooksCommand(ctx, 'install', arg),
   'leasehold.uninstallHooks': (ctx, arg) => runHooksCommand(ctx, 'uninstall', arg),
   'leasehold.releaseWaitLease': releaseWaitLease,

@@ -169,7 +169,10 @@ describe('Leasehold extension in a real workbench (code-server + Chromium)', fun
     await workbench.screenshot('extension-1-vend-scope-step');
     // Check set_default_lease too, then accept.
     await toggleQuickPickRow(workbench, 'set_default_lease');
-    await workbench.page.keyboard.press('Enter');
+    await workbench.waitFor('6 verbs selected', async () => (await quickPickChecks(workbench)).get('set_default_lease') === true);
+    await workbench.step('accept the scope (OK)', async () => {
+      await workbench.page.locator('.quick-input-widget .monaco-button', { hasText: /^OK$/ }).first().click();
+    });
     await workbench.waitForNotification(`vended endpoint ${slug}`);
     await workbench.waitForTreeItem(slug, { container: 'Leasehold' });
     const description = await treeDescription(workbench, slug, /server default/);
@@ -391,7 +394,7 @@ describe('Leasehold extension in a real workbench (code-server + Chromium)', fun
     assert.equal(toasts, 0, 'no second notification for the same blocked state');
   });
 
-  it('9. the Todos view shows a claimed todo with its holder, epoch and a live lease countdown, and its claim events', async () => {
+  it('9. the Todos view shows a claimed todo with its holder, epoch and a live lease countdown, its claim events, and a requeue that fences the old holder', async () => {
     const worker = await client.vendEndpoint({ slug: `${slug}-w`, default_lease_ttl_seconds: 60 });
     const title = `Review PR ${Date.now().toString(36).slice(-4)}`;
     const todo = await client.createTodo({ queue: 'reviews', title });
@@ -409,6 +412,23 @@ describe('Leasehold extension in a real workbench (code-server + Chromium)', fun
       await workbench.page.keyboard.press('ArrowRight');
       await workbench.waitForTreeItem(`claimed by ${slug}-w`);
       await workbench.screenshot('extension-9-todos-view');
+      // The human requeues it from the view: the old holder's complete is fenced (lease_lapsed).
+      await workbench.step('click the Requeue Todo… action on the todo', async () => {
+        const row = workbench.treeItem(title);
+        await row.hover();
+        await row.locator('.actions .action-label[aria-label^="Requeue Todo"]').first().click();
+      });
+      await workbench.step('confirm the requeue', async () => {
+        const button = workbench.page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Requeue$/ }).first();
+        await button.waitFor({ state: 'visible', timeout: workbench.timeoutMs });
+        await button.click();
+      });
+      await workbench.waitForNotification(/requeued/);
+      await todoDescription(workbench, title, /^queued · 1 attempt · epoch 1$/);
+      const complete = await mcp.call('complete', { todo_id: todo.id, claim_epoch: (claim.value as { claim_epoch: number }).claim_epoch });
+      assert.equal(complete.isError, true);
+      assert.match(JSON.stringify(complete.value), /lease_lapsed/);
+      await workbench.screenshot('extension-9-todos-requeued');
     } finally {
       await mcp.close();
     }
@@ -627,7 +647,8 @@ async function toggleQuickPickRow(workbench: Workbench, label: string): Promise<
       .filter({ has: workbench.page.locator('.label-name', { hasText: new RegExp(`^\\s*${label}\\s*$`) }) })
       .first();
     await row.waitFor({ state: 'visible', timeout: workbench.timeoutMs });
-    await row.locator('input[type=checkbox], .quick-input-list-checkbox, .monaco-custom-toggle').first().click();
+    // A click on a row of a multi-select quick pick toggles its check.
+    await row.locator('.label-name').first().click();
   });
 }
 

@@ -106,7 +106,7 @@ export type TodoView = z.infer<typeof todoViewSchema>;
 
 /** One claim event of a todo (GET /todos/{id}/events). Another human's endpoint shows as by_other. */
 export const claimEventViewSchema = z.object({
-  kind: z.enum(['claimed', 'heartbeat', 'released', 'completed', 'reaped']),
+  kind: z.enum(['claimed', 'heartbeat', 'released', 'completed', 'reaped', 'revoked', 'requeued']),
   claim_epoch: z.number().int(),
   endpoint: z.object({ endpoint_id: z.string(), slug: z.string() }).nullable(),
   by_other: z.boolean(),

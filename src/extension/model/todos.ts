@@ -71,7 +71,7 @@ export function todoItem(todo: TodoView, elapsedSinceReadMs: number): TreeItemMo
   };
 }
 
-const EVENT_ICON: Record<ClaimEventView['kind'], string> = { claimed: 'lock', heartbeat: 'pulse', released: 'unlock', completed: 'pass', reaped: 'history' };
+const EVENT_ICON: Record<ClaimEventView['kind'], string> = { claimed: 'lock', heartbeat: 'pulse', released: 'unlock', completed: 'pass', reaped: 'history', revoked: 'circle-slash', requeued: 'debug-step-back' };
 
 function localTime(ms: number): string {
   const at = new Date(ms);
