@@ -324,12 +324,15 @@ async function releaseWaitLease(ctx: Ctx, arg?: unknown) {
 
 async function showLedger(ctx: Ctx, arg?: unknown) {
   const rows = await requireClient(ctx).ledger({ limit: typeof (arg as { limit?: unknown } | undefined)?.limit === 'number' ? (arg as { limit: number }).limit : 500 });
-  ctx.ledgerText = ledgerMarkdown(rows, Date.now());
+  const labels = new Map(ctx.rows().map((row) => [row.pane, row.label]));
+  const descriptions = new Map([...ctx.panes.values()].flatMap((snapshot) => snapshot.pane.leases.map((lease) => [lease.lease_id, lease.description ?? undefined] as const)));
+  ctx.ledgerText = ledgerMarkdown(rows, Date.now(), { paneLabel: (pane) => labels.get(pane), description: (id) => descriptions.get(id) });
   const uri = vscode.Uri.parse(`${LEDGER_SCHEME}:/Leasehold%20Ledger.md`);
   ctx.ledgerChanged.fire(uri);
   const document = await vscode.workspace.openTextDocument(uri);
   await vscode.languages.setTextDocumentLanguage(document, 'markdown');
-  await vscode.window.showTextDocument(document, { preview: true });
+  // A rendered table, not Markdown source.
+  await vscode.commands.executeCommand('markdown.showPreview', uri);
   return { rows: rows.length };
 }
 

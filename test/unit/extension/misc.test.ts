@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { endpointRefOf, leaseIdOf, scopeArgOf, ttlArgOf } from '../../../src/extension/model/commandArgs.ts';
 import { hooksSummaryText } from '../../../src/extension/model/hooksSummary.ts';
-import { ledgerMarkdown } from '../../../src/extension/model/ledger.ts';
+import { durationToSecond, ledgerMarkdown } from '../../../src/extension/model/ledger.ts';
 import { serverStatusView } from '../../../src/extension/model/serverStatus.ts';
 import { resolveSettings, serverLaunchFrom, terminalEnvFrom } from '../../../src/extension/model/settings.ts';
 import { SseParser } from '../../../src/client/eventStream.ts';
@@ -85,12 +85,17 @@ describe('extension: hooks summary and ledger', () => {
     assert.match(hooksSummaryText('uninstall', 'local', { file: 'f', changed: false, deleted: false, removed: [] }).text, /nothing changed/);
     assert.match(hooksSummaryText('install', 'user', 'weird').text, /weird/);
   });
-  it('renders the ledger as markdown', () => {
+  it('renders the ledger as a table: pane names, descriptions, local times, durations to the second', () => {
+    const granted = new Date(2026, 11, 2, 14, 5, 9).getTime();
     const md = ledgerMarkdown(
-      [{ lease_id: 'wl_1', pane: 'p', job_ref: 'j|1', job_type: 'shell', kind: 'declared', declared_ttl_ms: 1_800_000, granted_at: 0, ended_at: 60_000, end_reason: 'released', release_note: null, censoring: 'exact', measured_duration_ms: 60_000 }],
-      0,
+      [{ lease_id: 'wl_1', pane: 'vscode-ab-1', job_ref: 'j|1', job_type: 'shell', kind: 'declared', declared_ttl_ms: 1_800_000, granted_at: granted, ended_at: granted + 252_000, end_reason: 'released', release_note: null, censoring: 'exact', measured_duration_ms: 252_000 }],
+      granted,
+      { paneLabel: (pane) => (pane === 'vscode-ab-1' ? 'bash · api' : undefined), description: (id) => (id === 'wl_1' ? 'npm test' : undefined) },
     );
-    assert.match(md, /\| `j\\\|1` \| shell \| declared \| 30m \|.*\| released \| exact \| 1m \|/);
+    assert.match(md, /\| 2026-12-02 14:05:09 \| bash · api \(`vscode-ab-1`\) \| `j\\\|1` \| npm test \| shell \| declared \| 30m \| 2026-12-02 14:09:21 \| released \| exact \| 4m 12s \|/);
     assert.match(ledgerMarkdown([], 0), /No wait-leases yet/);
+    assert.equal(durationToSecond(42_000), '42s');
+    assert.equal(durationToSecond(3_723_000), '1h 2m 3s');
+    assert.equal(durationToSecond(0), '0s');
   });
 });
