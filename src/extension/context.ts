@@ -93,6 +93,15 @@ class ServerRun implements vscode.Disposable {
 /** Registers the command table against a context (commands.ts's registerCommands). */
 export type CommandRegistrar = (ctx: Ctx) => vscode.Disposable[];
 
+/** This extension host can load node:sqlite (its Node version alone does not say so). */
+function hostLoadsSqlite(): boolean {
+  try {
+    return typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule('node:sqlite') !== undefined : false;
+  } catch {
+    return false;
+  }
+}
+
 const HOOKS_OFFERED_KEY = 'leasehold.hooksOffered';
 
 /** Claude Code is here: its settings folder exists, or `claude` is on PATH. */
@@ -267,10 +276,11 @@ export class Ctx implements vscode.Disposable {
       execPath: process.execPath,
       nodeVersion: process.versions.node,
       isElectron: Boolean(process.versions.electron),
+      hostHasSqlite: hostLoadsSqlite(),
       setting: this.settings.serverRuntime,
       versionOf: (command) =>
         new Promise((resolve) => {
-          execFile(command, ['-p', 'process.versions.node'], { timeout: 5_000, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } }, (error, stdout) => resolve(error ? undefined : stdout.trim()));
+          execFile(command, ['-p', "require('node:sqlite') && process.versions.node"], { timeout: 5_000, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } }, (error, stdout) => resolve(error ? undefined : stdout.trim()));
         }),
       findNodeOnPath: () =>
         new Promise((resolve) => {

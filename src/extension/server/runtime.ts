@@ -30,9 +30,14 @@ export interface RuntimeProbe {
   nodeVersion: string;
   /** True when the host is Electron (desktop VS Code): it then needs ELECTRON_RUN_AS_NODE=1. */
   isElectron: boolean;
+  /**
+   * Whether the host can load node:sqlite. Not implied by its Node version: some Electron
+   * builds left the module out (electron/electron#47671, fixed by #47706). Default: true.
+   */
+  hostHasSqlite?: boolean;
   /** The `leasehold.serverRuntime` setting ('' when unset). */
   setting: string;
-  /** Runs `<command> -p process.versions.node`; undefined when it cannot run. */
+  /** Runs `<command>` to load node:sqlite and print its Node version; undefined when it cannot run or lacks node:sqlite. */
   versionOf(command: string): Promise<string | undefined>;
   /** `node` (or `node.exe`) on PATH, if any. */
   findNodeOnPath(): Promise<string | undefined>;
@@ -52,7 +57,8 @@ export async function chooseServerRuntime(probe: RuntimeProbe): Promise<RuntimeC
         : `leasehold.serverRuntime names ${command}, which could not be run. Point it at a Node ${MIN_NODE_TEXT}+ executable, or clear it.`,
     };
   }
-  if (nodeVersionSupportsSqlite(probe.nodeVersion)) {
+  const hostHasSqlite = probe.hostHasSqlite ?? true;
+  if (nodeVersionSupportsSqlite(probe.nodeVersion) && hostHasSqlite) {
     return { ok: true, runtime: { command: probe.execPath, env: hostEnv, nodeVersion: probe.nodeVersion, source: 'vscode' } };
   }
   const onPath = await probe.findNodeOnPath();
@@ -60,11 +66,12 @@ export async function chooseServerRuntime(probe: RuntimeProbe): Promise<RuntimeC
   if (onPath && nodeVersionSupportsSqlite(pathVersion)) {
     return { ok: true, runtime: { command: onPath, env: {}, nodeVersion: pathVersion as string, source: 'path' } };
   }
-  const found = onPath ? ` The node on PATH (${onPath}) is ${pathVersion ? `Node ${pathVersion}` : 'not runnable'}.` : ' There is no node on PATH.';
+  const found = onPath ? ` The node on PATH (${onPath}) is ${pathVersion ? `Node ${pathVersion}` : 'not runnable or lacks node:sqlite'}.` : ' There is no node on PATH.';
+  const host = hostHasSqlite ? `Node ${probe.nodeVersion}` : `Node ${probe.nodeVersion} built without node:sqlite`;
   return {
     ok: false,
     action: 'configureRuntime',
-    message: `The lease server needs Node.js ${MIN_NODE_TEXT} or later (for node:sqlite). This VS Code runs Node ${probe.nodeVersion}.${found} Install Node.js ${MIN_NODE_TEXT}+ from https://nodejs.org (or update VS Code), then set leasehold.serverRuntime to its path or put it on PATH, and run "Leasehold: Restart Server".`,
+    message: `The lease server needs Node.js ${MIN_NODE_TEXT} or later (for node:sqlite). This VS Code runs ${host}.${found} Install Node.js ${MIN_NODE_TEXT}+ from https://nodejs.org (or update VS Code), then set leasehold.serverRuntime to its path or put it on PATH, and run "Leasehold: Restart Server".`,
   };
 }
 

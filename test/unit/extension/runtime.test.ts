@@ -31,6 +31,14 @@ describe('extension: server runtime choice', () => {
     assert.equal(nodeVersionSupportsSqlite('v24.1.0'), true);
     assert.equal(nodeVersionSupportsSqlite('20.18.0'), false);
   });
+
+  it('a host whose Node version is new enough but lacks node:sqlite falls back, and the message says so', async () => {
+    const choice = await chooseServerRuntime(probe({ nodeVersion: '22.15.1', hostHasSqlite: false, findNodeOnPath: async () => undefined }));
+    assert.equal(choice.ok, false);
+    assert.match((choice as { message: string }).message, /Node 22\.15\.1 built without node:sqlite\. There is no node on PATH\. Install Node\.js 22\.13\+/);
+    const fallback = await chooseServerRuntime(probe({ nodeVersion: '22.15.1', hostHasSqlite: false, findNodeOnPath: async () => '/usr/bin/node', versionOf: async () => '24.2.0' }));
+    assert.equal(fallback.ok && fallback.runtime.source, 'path');
+  });
   it("prefers VS Code's own runtime with ELECTRON_RUN_AS_NODE", async () => {
     const choice = await chooseServerRuntime(probe());
     assert.ok(choice.ok);
