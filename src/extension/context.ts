@@ -219,6 +219,13 @@ export class Ctx implements vscode.Disposable {
         if (!event.affectsConfiguration('leasehold')) return;
         this.settings = this.readSettings();
         this.applyTerminalEnv();
+        // The environment reaches terminals opened from now on; a running shell keeps its own.
+        const running = vscode.window.terminals.length;
+        if (event.affectsConfiguration('leasehold.hookTtl') && running > 0) {
+          void vscode.window.showInformationMessage(
+            `Leasehold: the new hook TTLs apply to terminals opened from now on. ${running === 1 ? 'The terminal already open keeps' : `The ${running} terminals already open keep`} the old ones until reopened (a Claude Code session there too).`,
+          );
+        }
         if (event.affectsConfiguration('leasehold.dataDir') || event.affectsConfiguration('leasehold.databaseUrl') || event.affectsConfiguration('leasehold.hardMaxTtl') || event.affectsConfiguration('leasehold.serverRuntime')) {
           void vscode.window.showInformationMessage('Leasehold: server settings changed. They apply when the lease server restarts.', 'Restart Server').then((choice) => {
             if (choice) void vscode.commands.executeCommand('leasehold.restartServer');
