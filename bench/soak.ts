@@ -74,7 +74,18 @@ await startServer();
 const token = () => readFileSync(join(runtimeDir, 'token'), 'utf8').trim();
 const rest = new LeaseholdClient({ baseUrl: url, token: token() });
 const endpoint = await rest.vendEndpoint({ slug: 'soak' });
-for (let n = 0; n < TODOS; n++) await rest.createTodo({ queue: 'soak', title: `todo ${n}` });
+for (let n = 0; n < TODOS; n++) {
+  // The human's write budget refuses a burst (429); the setup waits as told rather than failing.
+  for (;;) {
+    try {
+      await rest.createTodo({ queue: 'soak', title: `todo ${n}` });
+      break;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'rate_limited') throw error;
+      await sleep(1_000);
+    }
+  }
+}
 
 let running = true;
 const acked = new Map<string, number>(); // todo id → completes the server acknowledged
