@@ -25,7 +25,7 @@ describe('fault: shutdown drains, refuses with unavailable, then closes', functi
     rmSync(runtimeDir, { recursive: true, force: true });
   });
 
-  it('SIGTERM under hook and REST load: no 500, every refusal is 503 unavailable, every 200 event is applied', async () => {
+  it('SIGTERM under hook and REST load: no 500, every refusal is coded (503 unavailable while draining), every 200 event is applied', async () => {
     const env = { ...process.env, LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_RUNTIME_DIR: runtimeDir };
     const child = spawn(process.execPath, [CLI_PATH, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
@@ -73,8 +73,10 @@ describe('fault: shutdown drains, refuses with unavailable, then closes', functi
     stop = true;
     await Promise.all(workers);
 
-    const keys = [...statuses.keys()];
-    assert.ok(keys.every((key) => key === '200 ok' || key === '503 unavailable' || key === 'connection closed'), `statuses: ${JSON.stringify([...statuses])}`);
+    // 429 is the hook-event write budget refusing a burst (a fast machine sends more than it
+    // allows in 1.5 s): a coded refusal that changes nothing, so as acceptable as a 503.
+    const allowed = new Set(['200 ok', '503 unavailable', '429 rate_limited', 'connection closed']);
+    assert.ok([...statuses.keys()].every((key) => allowed.has(key)), `statuses: ${JSON.stringify([...statuses])}`);
     assert.doesNotMatch(log, /database is not open|request failed/);
     assert.ok(delivered.length > 0);
 
