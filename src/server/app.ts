@@ -2,11 +2,12 @@
 // SSE, MCP) and runtime files, with one close() that undoes it all in reverse.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { systemClock, type Clock } from '../core/clock.ts';
+import type { Clock } from '../core/clock.ts';
 import { hashToken } from './auth/tokens.ts';
 import { ClaimService } from './claims/claimService.ts';
 import { ClaimStore } from './claims/claimStore.ts';
 import { Reaper } from './claims/reaper.ts';
+import { SteadyClaimClock } from './clock/claimClock.ts';
 import { DatabaseClock } from './db/databaseClock.ts';
 import { openDb, type StorageConfig } from './db/open.ts';
 import type { Db } from './db/sql.ts';
@@ -59,7 +60,7 @@ export interface LeaseServerConfig {
   runtimeDir: string;
   /** 0 (default) picks a free port. The server binds 127.0.0.1 only. */
   port?: number;
-  /** Claim-lease clock; defaults to the system clock (SQLite) or the database clock (PostgreSQL). */
+  /** Claim-lease clock; defaults to claim time on the lease clock's boot clock (SQLite) or the database clock (PostgreSQL). */
   clock?: Clock;
   writeRateLimit?: RateLimitOptions;
   reaperBackstopMs?: number;
@@ -128,13 +129,22 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
     );
     cleanups.push(() => db.close());
 
+    const leaseClock = config.leaseClock ?? systemLeaseClock();
     let clock = config.clock;
     if (!clock && config.storage.kind === 'postgres') {
       const databaseClock = await DatabaseClock.start(db);
       cleanups.push(() => databaseClock.stop());
       clock = databaseClock;
     }
-    clock ??= systemClock;
+    if (!clock) {
+      // Embedded storage: claim expiry on the boot clock, so a wall-clock step extends no claim.
+      const claimClock = await SteadyClaimClock.start(db, leaseClock, {
+        onStep: (step, claimMs, wallMs) => logger.info('claim clock', { step, claim_ms: claimMs, wall_ms: wallMs }),
+        onError: (error) => logger.error('claim clock could not be saved', { error: String(error) }),
+      });
+      cleanups.push(() => claimClock.stop());
+      clock = claimClock;
+    }
 
     const bus = new ChangeBus();
     const claimStore = new ClaimStore(db);
@@ -155,7 +165,6 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       mcpUrl: () => `${baseUrl}/mcp`,
       onLeaseGranted: (expiresAt) => reaper.noteExpiry(expiresAt),
     });
-    const leaseClock = config.leaseClock ?? systemLeaseClock();
     const hardMaxTtlMs = validateHardMaxTtlMs(config.hardMaxTtlMs ?? DEFAULT_HARD_MAX_TTL_MS);
     const waitLeaseStore = new WaitLeaseStore(db);
     let expirySweeper: ExpirySweeper | undefined;

@@ -20,7 +20,7 @@ export interface TestServer extends RealClockTestServer {
   leaseClock: ManualLeaseClock;
 }
 
-async function startWithClocks(target: StorageTarget, overrides: Partial<LeaseServerConfig>, clock: Clock, leaseClock: LeaseClock): Promise<RealClockTestServer> {
+async function startWithClocks(target: StorageTarget, overrides: Partial<LeaseServerConfig>, clock: Clock | undefined, leaseClock: LeaseClock): Promise<RealClockTestServer> {
   const { config: storage, cleanup } = await target.create();
   const runtimeDir = tempDir('runtime');
   const server = await startLeaseServer({
@@ -52,6 +52,15 @@ export async function startTestServer(
   const clock = overrides.clock ?? new ManualClock();
   const leaseClock = overrides.leaseClock ?? new ManualLeaseClock({ wallMs: clock.nowMs() });
   return { ...(await startWithClocks(target, overrides, clock, leaseClock)), clock, leaseClock };
+}
+
+/** A server with no claim clock handed in: it judges claims on its own (the lease clock's boot clock on SQLite). */
+export async function startOwnClaimClockTestServer(
+  target: StorageTarget,
+  overrides: Partial<LeaseServerConfig> & { leaseClock?: ManualLeaseClock } = {},
+): Promise<RealClockTestServer & { leaseClock: ManualLeaseClock }> {
+  const leaseClock = overrides.leaseClock ?? new ManualLeaseClock();
+  return { ...(await startWithClocks(target, overrides, undefined, leaseClock)), leaseClock };
 }
 
 /** A server on the system clocks, for the few tests whose subject is real-time latency. */

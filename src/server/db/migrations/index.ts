@@ -4,6 +4,7 @@ import type { Db } from '../sql.ts';
 import { claimsMigration } from './0001_claims.ts';
 import { waitLeasesMigration } from './0002_wait_leases.ts';
 import { hookEventsMigration } from './0003_hook_events.ts';
+import { claimClockMigration } from './0006_claim_clock.ts';
 import { claimEventKindsMigration } from './0007_claim_event_kinds.ts';
 
 export interface Migration {
@@ -13,7 +14,13 @@ export interface Migration {
   postgres: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [claimsMigration, waitLeasesMigration, hookEventsMigration, claimEventKindsMigration];
+export const MIGRATIONS: readonly Migration[] = [
+  claimsMigration,
+  waitLeasesMigration,
+  hookEventsMigration,
+  claimClockMigration,
+  claimEventKindsMigration,
+];
 
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
 
