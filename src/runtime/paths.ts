@@ -23,4 +23,6 @@ export const runtimeFiles = {
   hookLog: (runtimeDir: string) => join(runtimeDir, 'hook.log'),
   serverLog: (runtimeDir: string) => join(runtimeDir, 'server.log'),
   lock: (dataDir: string) => join(dataDir, 'server.lock'),
+  /** This install's machine id (team mode ownership): in the data dir on SQLite, the runtime dir on PostgreSQL. */
+  machineId: (dir: string) => join(dir, 'machine-id'),
 };

@@ -1,6 +1,7 @@
 // The lease server's composition root: storage, services, maintenance loops, HTTP (REST,
 // SSE, MCP) and runtime files, with one close() that undoes it all in reverse.
 import { createServer, type Server } from 'node:http';
+import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../core/clock.ts';
 import { hashToken } from './auth/tokens.ts';
@@ -39,6 +40,7 @@ import { LeaseholdError } from '../core/errors.ts';
 import { ensureLocalHuman } from './runtime/localHuman.ts';
 import { LEASEHOLD_VERSION } from './version.ts';
 import type { HumanRecord } from './claims/records.ts';
+import { loadMachineIdentity, MachineRegistry } from './team/machineRegistry.ts';
 
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -78,8 +80,14 @@ export interface LeaseServerConfig {
   waitLeaseBackstopMs?: number;
   /** Clock continuity watcher tick (default 1 s). */
   clockTickMs?: number;
-  /** Which host's persisted clock domain this server uses (default os.hostname()). */
+  /** Which persisted clock domain row this server uses (default: its machine id). */
   clockHost?: string;
+  /** This server's machine id (default: made once and kept in the data dir on SQLite, the runtime dir on PostgreSQL). */
+  machineId?: string;
+  /** Team mode heartbeat interval (default 2 s). */
+  machineBeatMs?: number;
+  /** A machine whose heartbeat has not moved for this long is judged gone and its leases UNKNOWN (default 15 s). */
+  machineSilentAfterMs?: number;
   /** Process reader for pid targets (tests inject failures); defaults to /proc or ps. */
   processReader?: ProcessReader;
   /** How often the Claude Code hook spool is replayed (default 2 s; also once at start). */
@@ -107,6 +115,7 @@ export interface LeaseServer {
   clockWatcher: ClockWatcher;
   holdLoop: HoldLoop;
   hookEvents: HookEventService;
+  machines: MachineRegistry;
   close(): Promise<void>;
 }
 
@@ -169,6 +178,25 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
     const waitLeaseStore = new WaitLeaseStore(db);
     let expirySweeper: ExpirySweeper | undefined;
     let holdLoop: HoldLoop | undefined;
+    let waitLeaseService: WaitLeaseService | undefined;
+    const identity = config.machineId
+      ? { id: config.machineId, label: hostname() }
+      : loadMachineIdentity(runtimeFiles.machineId(config.storage.kind === 'sqlite' ? config.storage.dataDir : config.runtimeDir));
+    const machines = new MachineRegistry({
+      db,
+      identity,
+      leaseClock,
+      beatIntervalMs: config.machineBeatMs,
+      silentAfterMs: config.machineSilentAfterMs,
+      machinesWithLiveLeases: () => waitLeaseStore.machinesWithLiveLeases(identity.id),
+      onSilent: async (machineId, explanation) => {
+        const marked = (await waitLeaseService?.markMachineUnknown(machineId, explanation)) ?? 0;
+        if (marked > 0) logger.info('machine silent: its leases are UNKNOWN', { machine: machineId, leases: marked });
+      },
+      onError: (error) => logger.error('machine heartbeat failed', { error: String(error) }),
+    });
+    await waitLeaseStore.adoptUnowned(identity.id, leaseClock.read().domain.bootId);
+    await machines.startup();
     const waitLeases = new WaitLeaseService({
       store: waitLeaseStore,
       clock: leaseClock,
@@ -177,7 +205,11 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       readProcess: config.processReader,
       onDeadlineChanged: () => expirySweeper?.reschedule(),
       onHoldStarted: () => holdLoop?.kick(),
+      machineId: identity.id,
+      readingFor: (machineId) => machines.readingFor(machineId),
+      machineLabel: (machineId) => machines.label(machineId),
     });
+    waitLeaseService = waitLeases;
     expirySweeper = new ExpirySweeper({
       service: waitLeases,
       clock: leaseClock,
@@ -193,7 +225,7 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
     const clockWatcher = new ClockWatcher({
       service: waitLeases,
       clock: leaseClock,
-      host: config.clockHost,
+      host: config.clockHost ?? identity.id,
       tickMs: config.clockTickMs,
       onJudgement: (judgement, marked) => logger.info('lease clock judgement', { kind: judgement.kind, explanation: judgement.explanation, leases_unknown: marked }),
       onError: (error) => logger.error('clock watcher failed', { error: String(error) }),
@@ -265,6 +297,8 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
     cleanups.push(() => clockWatcher.stop());
     holder.start();
     cleanups.push(() => holder.stop());
+    machines.start();
+    cleanups.push(() => machines.stop());
     // Replays what hooks spooled while no server ran, then keeps replaying on its tick.
     hookEvents.start();
     cleanups.push(() => hookEvents.stop());
@@ -309,6 +343,7 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       clockWatcher,
       holdLoop: holder,
       hookEvents,
+      machines,
       close,
     };
   } catch (error) {

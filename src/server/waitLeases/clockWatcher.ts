@@ -13,7 +13,7 @@ import type { WaitLeaseService } from './waitLeaseService.ts';
 export interface ClockWatcherOptions {
   service: WaitLeaseService;
   clock: LeaseClock;
-  /** Which machine's domain row to use (team mode shares one database). */
+  /** Which machine's domain row to use (team mode shares one database): the machine id (default os.hostname()). */
   host?: string;
   tickMs?: number;
   onJudgement?: (judgement: ContinuityJudgement | RestartJudgement, markedUnknown: number) => void;

@@ -1,7 +1,9 @@
 // Ends wait-leases whose time is up. Event-driven like the claim reaper (maintenance/
 // deadlineScheduler.ts): a timer armed at the nearest deadline of any live lease (re-armed
 // whenever a grant changes it), plus a periodic backstop sweep. runOnce is the whole job; start/stop only schedule it. Deadlines are on the
-// lease clock, whose milliseconds run at the same rate as the timers' clock.
+// lease clock, whose milliseconds run at the same rate as the timers' clock. Team mode: only
+// this machine's leases are judged (their deadlines are on its boot clock); another
+// machine's are judged by their owner, or made UNKNOWN when it goes silent (machineRegistry).
 import type { LeaseClock } from '../clock/leaseClock.ts';
 import { DeadlineScheduler } from '../maintenance/deadlineScheduler.ts';
 import type { WaitLeaseService } from './waitLeaseService.ts';
@@ -21,7 +23,7 @@ export class ExpirySweeper {
     this.options = options;
     this.schedule = new DeadlineScheduler({
       run: () => this.runOnce(),
-      nextDelayMs: () => options.service.store.nextDeadlineInMs(options.clock.read()),
+      nextDelayMs: () => options.service.store.nextDeadlineInMs(options.clock.read(), options.service.machineId),
       backstopIntervalMs: options.backstopIntervalMs ?? 2000,
       onError: options.onError,
     });
@@ -32,7 +34,7 @@ export class ExpirySweeper {
     const { service, clock } = this.options;
     let total = 0;
     for (;;) {
-      const candidates = await service.store.expiryCandidates(clock.read());
+      const candidates = await service.store.expiryCandidates(clock.read(), service.machineId);
       let ended = 0;
       for (const stored of candidates) {
         if (await service.expire(stored.record.id).catch(() => false)) ended += 1;

@@ -3,7 +3,8 @@
 // applies core's decideHoldStep: renew only while the target verifies, release when it has
 // ended, degrade (and stop) when it cannot be verified. Verification runs every tick, so an
 // ended target releases within one interval; the renew write happens only once the lease has
-// used half its grant, so 1,000 healthy holds cost reads, not writes.
+// used half its grant, so 1,000 healthy holds cost reads, not writes. Team mode: only the
+// leases granted on this machine are looked at; another machine's pid means nothing here.
 import { type HoldObservation, decideHoldStep } from '../../core/waitLease/hold.ts';
 import { remainingMsAt } from '../../core/waitLease/lease.ts';
 import type { LeaseClock } from '../clock/leaseClock.ts';
@@ -44,7 +45,7 @@ export class HoldLoop {
 
   async runOnce(): Promise<HoldTickResult> {
     const { service } = this.options;
-    const held = await service.store.heldLeases();
+    const held = await service.store.heldLeases(service.machineId);
     const result: HoldTickResult = { checked: held.length, renewed: 0, released: 0, degraded: 0 };
     const queue = [...held];
     const worker = async () => {

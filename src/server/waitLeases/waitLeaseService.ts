@@ -71,6 +71,16 @@ export interface WaitLeaseServiceOptions {
   onDeadlineChanged?: () => void;
   /** A held lease appeared: the hold loop may want to look at it. */
   onHoldStarted?: () => void;
+  /** This server's machine (team mode): it owns what it grants and judges only that. Default 'local'. */
+  machineId?: string;
+  /**
+   * The lease clock of another machine as this server can read it (team mode: its last
+   * heartbeat projected forward, see team/machineRegistry.ts). Without it every lease is
+   * read on this server's own clock.
+   */
+  readingFor?: (machineId: string | null) => ClockReading;
+  /** Names a machine for messages ("held on machine …"). */
+  machineLabel?: (machineId: string | null) => string;
 }
 
 type Ok<X> = Extract<LeaseOutcome<X>, { ok: true }>;
@@ -96,6 +106,7 @@ export class WaitLeaseService {
   readonly hardMaxTtlMs: number;
   readonly readProcess: ProcessReader;
   readonly providerTimeoutMs: number;
+  readonly machineId: string;
   private readonly bus: ChangeBus;
   private readonly options: WaitLeaseServiceOptions;
 
@@ -107,6 +118,18 @@ export class WaitLeaseService {
     this.hardMaxTtlMs = options.hardMaxTtlMs ?? DEFAULT_HARD_MAX_TTL_MS;
     this.readProcess = options.readProcess ?? defaultProcessReader;
     this.providerTimeoutMs = options.providerTimeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS;
+    this.machineId = options.machineId ?? 'local';
+  }
+
+  /** The clock a lease or pane is read on: this server's for its own, the owner's projection for another machine's. */
+  readingFor(machineId: string | null): ClockReading {
+    if (machineId === this.machineId || !this.options.readingFor) return this.clock.read();
+    return this.options.readingFor(machineId);
+  }
+
+  private paneReading(pane: PaneRecord): ClockReading {
+    // A pane from before team mode recorded its machine is read as local.
+    return this.readingFor(pane.machineId ?? this.machineId);
   }
 
   // Panes ----------------------------------------------------------------------------
@@ -138,6 +161,7 @@ export class WaitLeaseService {
         registeredAt: now.wallMs,
         closedAt: null,
         updatedAt: now.wallMs,
+        machineId: this.machineId,
       };
       await this.store.updatePane(tx, next);
       const orphaned = await this.orphanOlderGenerations(tx, next);
@@ -145,7 +169,7 @@ export class WaitLeaseService {
     });
     this.publishLeaseChanges(orphaned, 'orphaned');
     this.bus.publish({ type: 'pane.changed', pane: pane.name, change: pane.generation === 1 ? 'registered' : 're-registered' });
-    return this.paneView(pane, this.clock.read());
+    return this.paneView(pane);
   }
 
   /** Closes a pane: its leases end orphaned; the next registration starts a new generation. */
@@ -160,7 +184,7 @@ export class WaitLeaseService {
     });
     this.publishLeaseChanges(orphaned, 'orphaned');
     this.bus.publish({ type: 'pane.changed', pane: name, change: 'closed' });
-    return this.paneView(pane, this.clock.read());
+    return this.paneView(pane);
   }
 
   /**
@@ -169,16 +193,15 @@ export class WaitLeaseService {
    * VS Code window) repeats it on the next read.
    */
   async listPanes(): Promise<PaneViewWire[]> {
-    const now = this.clock.read();
     const panes = await this.store.listOpenPanes();
-    const views = await Promise.all(panes.map((pane) => this.paneView(pane, now)));
+    const views = await Promise.all(panes.map((pane) => this.paneView(pane)));
     await this.consumeShownNotices(views);
     return views;
   }
 
   /** One pane as a reader sees it; its pending expired notices are shown once (see listPanes). */
   async getPane(name: string): Promise<PaneViewWire> {
-    const view = await this.paneView(await this.openPane(name), this.clock.read());
+    const view = await this.paneView(await this.openPane(name));
     await this.consumeShownNotices([view]);
     return view;
   }
@@ -285,7 +308,7 @@ export class WaitLeaseService {
         hardMaxTtlMs: this.hardMaxTtlMs,
         paneLeases,
       });
-      await this.store.insertLease(tx, result.record, sessionId, now.wallMs);
+      await this.store.insertLease(tx, result.record, sessionId, now.wallMs, this.machineId);
       return { ...result, registered };
     });
     if (registered) this.bus.publish({ type: 'pane.changed', pane: record.pane, change: 'registered' });
@@ -341,6 +364,7 @@ export class WaitLeaseService {
   }
 
   async renew(leaseId: string, body: { token: string; ttl_ms: number; evidence?: unknown; authorized_until?: number }): Promise<RenewResponse> {
+    await this.refuseUnlessOwnedHere(leaseId, 'renew');
     const tokenHash = hashToken(body.token);
     const pid = typeof body.evidence === 'object' && body.evidence !== null ? (body.evidence as { pid?: unknown }).pid : undefined;
     const outcome = await this.transition(
@@ -396,6 +420,22 @@ export class WaitLeaseService {
     };
   }
 
+  /**
+   * Renewal needs evidence only the owning machine can have (its processes, its clock): a
+   * renew through another machine's server is refused and changes nothing.
+   */
+  private async refuseUnlessOwnedHere(leaseId: string, verb: string): Promise<void> {
+    const stored = await this.store.getLease(leaseId);
+    if (!stored) throw notFoundLease(leaseId);
+    if (stored.machineId === this.machineId || stored.record.state === 'ended') return;
+    const where = this.options.machineLabel?.(stored.machineId) ?? stored.machineId ?? 'an unrecorded machine';
+    throw new LeaseholdError(
+      'conflict',
+      `wait-lease ${leaseId} was granted on machine ${where}, not this one; ${verb} it through that machine's lease server (only it can see the job's evidence and clock)`,
+      { field: 'lease_id' },
+    );
+  }
+
   async consumeNotice(leaseId: string): Promise<LeaseViewWire> {
     const { outcome, now, stored } = await this.transitionWithReading(
       leaseId,
@@ -411,31 +451,30 @@ export class WaitLeaseService {
   // Reads ----------------------------------------------------------------------------
 
   async listLeases(filter: { pane?: string; state?: WaitLeaseRecord['state']; sessionId?: string; limit?: number } = {}): Promise<LeaseViewWire[]> {
-    const now = this.clock.read();
     const query: LeaseFilter = { pane: filter.pane, sessionId: filter.sessionId };
     // A lease can be ended at `now` before the sweeper wrote it, so state filters apply to the view.
     if (filter.state !== undefined && filter.state !== 'ended') query.live = true;
     const stored = await this.store.listLeases(query);
-    const views = stored.map((lease) => this.leaseView(lease, now)).filter((view) => filter.state === undefined || view.state === filter.state);
+    const views = stored.map((lease) => this.leaseView(lease, this.readingFor(lease.machineId))).filter((view) => filter.state === undefined || view.state === filter.state);
     return filter.limit !== undefined ? views.slice(-filter.limit) : views;
   }
 
   async getLease(leaseId: string): Promise<LeaseViewWire> {
     const stored = await this.store.getLease(leaseId);
     if (!stored) throw notFoundLease(leaseId);
-    return this.leaseView(stored, this.clock.read());
+    return this.leaseView(stored, this.readingFor(stored.machineId));
   }
 
   async verdict(paneName: string): Promise<VerdictWire> {
     const pane = await this.openPane(paneName);
-    const now = this.clock.read();
+    const now = this.paneReading(pane);
     const leases = await this.store.listLeases({ pane: pane.name, generation: pane.generation });
     return computeVerdict({ name: pane.name, generation: pane.generation, displayState: pane.displayState }, leases.map((stored) => stored.record), now);
   }
 
   async teardownCheck(request: TeardownCheckRequest): Promise<TeardownCheckResponse> {
     const pane = await this.openPane(request.pane);
-    const now = this.clock.read();
+    const now = this.paneReading(pane);
     const leases = await this.store.listLeases({ pane: pane.name, generation: pane.generation });
     const lease = teardownLeaseStateOf(
       leases.map((stored) => stored.record),
@@ -476,11 +515,33 @@ export class WaitLeaseService {
   /** Makes every active or degraded lease granted in `domain` UNKNOWN (reboot, unverifiable restart, unexplained discontinuity). */
   async markDomainUnknown(domain: ClockDomain, explanation: string): Promise<number> {
     let count = 0;
-    for (const stored of await this.store.liveLeasesInDomain(domain)) {
+    for (const stored of await this.store.liveLeasesInDomain(domain, this.machineId)) {
       const { changed } = await this.transitionWithReading(
         stored.record.id,
         (record, now) => {
           const next = markUnknown(record, { reason: explanation, now });
+          return { ok: true, record: next, changed: next !== record };
+        },
+        'unknown',
+      );
+      if (changed) count += 1;
+    }
+    return count;
+  }
+
+  /**
+   * A machine that stopped answering (no heartbeat for the bound, see team/machineRegistry.ts):
+   * its active and degraded leases become UNKNOWN, because nobody can verify them any more,
+   * and end as expired once their time is up on its projected clock (it only runs ahead).
+   * null: leases from before ownership was recorded that no machine adopted.
+   */
+  async markMachineUnknown(machineId: string | null, explanation: string): Promise<number> {
+    let count = 0;
+    for (const stored of await this.store.liveLeasesOfMachine(machineId)) {
+      const { changed } = await this.transitionWithReading(
+        stored.record.id,
+        (record, now) => {
+          const next = expireIfDue(markUnknown(record, { reason: explanation, now }), now);
           return { ok: true, record: next, changed: next !== record };
         },
         'unknown',
@@ -533,6 +594,7 @@ export class WaitLeaseService {
       registeredAt: nowWallMs,
       closedAt: null,
       updatedAt: nowWallMs,
+      machineId: this.machineId,
     };
   }
 
@@ -545,10 +607,10 @@ export class WaitLeaseService {
   private async orphanOlderGenerations(tx: SqlExecutor, pane: PaneRecord): Promise<WaitLeaseRecord[]> {
     const orphaned: WaitLeaseRecord[] = [];
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-      const now = this.clock.read();
       const live = (await this.store.listLeases({ pane: pane.name, live: true }, tx)).filter((stored) => stored.record.generation < pane.generation);
       if (live.length === 0) return orphaned;
       for (const stored of live) {
+        const now = this.readingFor(stored.machineId);
         const next = orphan(stored.record, { paneGeneration: pane.generation, now });
         if (next === stored.record) continue;
         if (await this.store.compareAndSet(next, stored.version, now.wallMs, tx)) orphaned.push(next);
@@ -582,7 +644,7 @@ export class WaitLeaseService {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const stored = await this.store.getLease(leaseId);
       if (!stored) throw notFoundLease(leaseId);
-      const now = this.clock.read();
+      const now = this.readingFor(stored.machineId);
       const outcome = step(stored.record, now);
       if (outcome.changed) {
         if (!(await this.store.compareAndSet(outcome.record, stored.version, now.wallMs))) continue;
@@ -605,7 +667,8 @@ export class WaitLeaseService {
     };
   }
 
-  private async paneView(pane: PaneRecord, now: ClockReading): Promise<PaneViewWire> {
+  private async paneView(pane: PaneRecord): Promise<PaneViewWire> {
+    const now = this.paneReading(pane);
     const stored = pane.closedAt === null ? await this.store.listLeases({ pane: pane.name, generation: pane.generation }) : [];
     const byId = new Map(stored.map((lease) => [lease.record.id, lease]));
     const current = currentLeasesByJobRef(
@@ -624,7 +687,10 @@ export class WaitLeaseService {
       name: pane.name,
       generation: pane.generation,
       display_state: pane.displayState,
-      leases: shown.map((lease) => this.leaseView(byId.get(lease.id)!, now)),
+      leases: shown.map((lease) => {
+        const stored = byId.get(lease.id)!;
+        return this.leaseView(stored, this.readingFor(stored.machineId));
+      }),
       annotation: annotation.text,
       source: pane.source,
       shell_pid: pane.shellPid,

@@ -25,6 +25,8 @@ export interface PaneRecord {
   registeredAt: number;
   closedAt: number | null;
   updatedAt: number;
+  /** The machine whose server registered the pane (null: registered before team mode recorded it). */
+  machineId: string | null;
 }
 
 export interface SessionBinding {
@@ -38,6 +40,8 @@ export interface StoredLease {
   record: WaitLeaseRecord;
   sessionId: string | null;
   version: number;
+  /** The machine that granted it: only its server observes the target and judges its clock (null: before team mode recorded it). */
+  machineId: string | null;
 }
 
 export interface LeaseFilter {
@@ -70,6 +74,7 @@ interface PaneRow {
   registered_at: number;
   closed_at: number | null;
   updated_at: number;
+  machine_id: string | null;
 }
 
 interface LeaseRow {
@@ -110,10 +115,11 @@ interface LeaseRow {
   last_refusal: string | null;
   expired_notice_consumed: number | boolean;
   version: number;
+  machine_id: string | null;
 }
 
 const PANE_COLUMNS =
-  'name, generation, source, shell_pid, shell_start_time, window_id, title, display_state, display_updated_at, registered_at, closed_at, updated_at';
+  'name, generation, source, shell_pid, shell_start_time, window_id, title, display_state, display_updated_at, registered_at, closed_at, updated_at, machine_id';
 
 const LEASE_COLUMNS = [
   'id',
@@ -153,6 +159,7 @@ const LEASE_COLUMNS = [
   'last_refusal',
   'expired_notice_consumed',
   'version',
+  'machine_id',
 ] as const;
 const SELECT_LEASE = `SELECT ${LEASE_COLUMNS.join(', ')} FROM wait_leases`;
 
@@ -196,6 +203,7 @@ function toPane(row: PaneRow): PaneRecord {
     registeredAt: Number(row.registered_at),
     closedAt: row.closed_at === null ? null : Number(row.closed_at),
     updatedAt: Number(row.updated_at),
+    machineId: row.machine_id,
   };
 }
 
@@ -235,7 +243,7 @@ function toStored(row: LeaseRow): StoredLease {
     lastRefusal: json<WaitLeaseRecord['lastRefusal']>(row.last_refusal),
     expiredNoticeConsumed: Boolean(row.expired_notice_consumed),
   };
-  return { record, sessionId: row.session_id, version: Number(row.version) };
+  return { record, sessionId: row.session_id, version: Number(row.version), machineId: row.machine_id };
 }
 
 /** Integer milliseconds for BIGINT columns (readings are whole ms; this guards the rest). */
@@ -302,7 +310,7 @@ export class WaitLeaseStore {
   }
 
   async insertPane(tx: SqlExecutor, pane: PaneRecord): Promise<void> {
-    await tx.run(`INSERT INTO panes (${PANE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+    await tx.run(`INSERT INTO panes (${PANE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
       pane.name,
       pane.generation,
       pane.source,
@@ -315,12 +323,13 @@ export class WaitLeaseStore {
       pane.registeredAt,
       pane.closedAt,
       pane.updatedAt,
+      pane.machineId,
     ]);
   }
 
   /** Inserts the pane unless a row with its name exists (a concurrent first use); true when inserted. */
   async insertPaneIfAbsent(tx: SqlExecutor, pane: PaneRecord): Promise<boolean> {
-    const result = await tx.run(`INSERT INTO panes (${PANE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`, [
+    const result = await tx.run(`INSERT INTO panes (${PANE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`, [
       pane.name,
       pane.generation,
       pane.source,
@@ -333,6 +342,7 @@ export class WaitLeaseStore {
       pane.registeredAt,
       pane.closedAt,
       pane.updatedAt,
+      pane.machineId,
     ]);
     return result.changes > 0;
   }
@@ -340,7 +350,7 @@ export class WaitLeaseStore {
   async updatePane(tx: SqlExecutor, pane: PaneRecord): Promise<void> {
     await tx.run(
       `UPDATE panes SET generation = ?, source = ?, shell_pid = ?, shell_start_time = ?, window_id = ?, title = ?, display_state = ?,
-         display_updated_at = ?, registered_at = ?, closed_at = ?, updated_at = ? WHERE name = ?`,
+         display_updated_at = ?, registered_at = ?, closed_at = ?, updated_at = ?, machine_id = ? WHERE name = ?`,
       [
         pane.generation,
         pane.source,
@@ -353,6 +363,7 @@ export class WaitLeaseStore {
         pane.registeredAt,
         pane.closedAt,
         pane.updatedAt,
+        pane.machineId,
         pane.name,
       ],
     );
@@ -404,7 +415,7 @@ export class WaitLeaseStore {
 
   // Leases ---------------------------------------------------------------------------
 
-  async insertLease(tx: SqlExecutor, record: WaitLeaseRecord, sessionId: string | null, now: number): Promise<void> {
+  async insertLease(tx: SqlExecutor, record: WaitLeaseRecord, sessionId: string | null, now: number, machineId: string | null): Promise<void> {
     const identity: SqlValue[] = [
       record.id,
       record.pane,
@@ -424,6 +435,7 @@ export class WaitLeaseStore {
       record.observer.kind,
       JSON.stringify(record.observer),
       now,
+      machineId,
     ];
     const columns = [
       'id',
@@ -444,6 +456,7 @@ export class WaitLeaseStore {
       'observer_kind',
       'observer',
       'updated_at',
+      'machine_id',
       ...MUTABLE_COLUMNS,
     ];
     const values = [...identity, ...mutableValues(record)];
@@ -493,22 +506,23 @@ export class WaitLeaseStore {
     return rows.map(toStored);
   }
 
-  /** Live leases that may be due at `now` (a superset: core's expireIfDue decides). */
-  async expiryCandidates(now: ClockReading, limit = 500): Promise<StoredLease[]> {
+  /** Live leases of `machineId` that may be due at `now` (a superset: core's expireIfDue decides). Only the owner judges its leases' clock. */
+  async expiryCandidates(now: ClockReading, machineId: string, limit = 500): Promise<StoredLease[]> {
     const rows = await this.db.all<LeaseRow>(
-      `${SELECT_LEASE} WHERE state <> 'ended' AND (expires_at_boot_ms <= ? OR expires_at_wall_ms <= ? OR authorized_until_wall_ms <= ? OR authorized_until_boot_ms <= ?)
+      `${SELECT_LEASE} WHERE state <> 'ended' AND machine_id = ? AND (expires_at_boot_ms <= ? OR expires_at_wall_ms <= ? OR authorized_until_wall_ms <= ? OR authorized_until_boot_ms <= ?)
        ORDER BY expires_at_boot_ms LIMIT ${limit}`,
-      [Math.floor(now.bootMs), Math.floor(now.wallMs), Math.floor(now.wallMs), Math.floor(now.bootMs)],
+      [machineId, Math.floor(now.bootMs), Math.floor(now.wallMs), Math.floor(now.wallMs), Math.floor(now.bootMs)],
     );
     return rows.map(toStored);
   }
 
-  /** The nearest deadline of any live lease, as ms from `now` (null when none is live). */
-  async nextDeadlineInMs(now: ClockReading): Promise<number | null> {
+  /** The nearest deadline of any live lease of `machineId`, as ms from `now` (null when none is live). */
+  async nextDeadlineInMs(now: ClockReading, machineId: string): Promise<number | null> {
     const row = await first<{ boot: number | null; wall: number | null; ceiling_boot: number | null; ceiling_wall: number | null }>(
       this.db,
       `SELECT MIN(expires_at_boot_ms) AS boot, MIN(expires_at_wall_ms) AS wall, MIN(authorized_until_boot_ms) AS ceiling_boot,
-              MIN(authorized_until_wall_ms) AS ceiling_wall FROM wait_leases WHERE state <> 'ended'`,
+              MIN(authorized_until_wall_ms) AS ceiling_wall FROM wait_leases WHERE state <> 'ended' AND machine_id = ?`,
+      [machineId],
     );
     if (!row || row.boot === null) return null;
     const deltas = [Number(row.boot) - now.bootMs, Number(row.wall) - now.wallMs];
@@ -517,21 +531,50 @@ export class WaitLeaseStore {
     return Math.max(0, Math.min(...deltas));
   }
 
-  /** Active leases with a server-side observer: the hold loop's work list. */
-  async heldLeases(): Promise<StoredLease[]> {
-    const rows = await this.db.all<LeaseRow>(`${SELECT_LEASE} WHERE state = 'active' AND observer_kind <> 'none' ORDER BY id`);
+  /** Active leases with a server-side observer granted on `machineId`: that machine's hold loop's work list (its processes, nobody else's). */
+  async heldLeases(machineId: string): Promise<StoredLease[]> {
+    const rows = await this.db.all<LeaseRow>(`${SELECT_LEASE} WHERE state = 'active' AND observer_kind <> 'none' AND machine_id = ? ORDER BY id`, [machineId]);
     return rows.map(toStored);
   }
 
-  /** Active and degraded leases granted in `domain` (the ones a clock judgement can make UNKNOWN). */
-  async liveLeasesInDomain(domain: ClockDomain): Promise<StoredLease[]> {
+  /** Active and degraded leases granted on `machineId` in `domain` (the ones its clock judgement can make UNKNOWN). */
+  async liveLeasesInDomain(domain: ClockDomain, machineId: string): Promise<StoredLease[]> {
     const bootClause = domain.bootId === null ? 'clock_boot_id IS NULL' : 'clock_boot_id = ?';
     const params: SqlValue[] = domain.bootId === null ? [domain.countsSuspend] : [domain.bootId, domain.countsSuspend];
     const rows = await this.db.all<LeaseRow>(
-      `${SELECT_LEASE} WHERE state IN ('active', 'degraded') AND ${bootClause} AND clock_counts_suspend = ? ORDER BY id`,
-      params,
+      `${SELECT_LEASE} WHERE state IN ('active', 'degraded') AND ${bootClause} AND clock_counts_suspend = ? AND machine_id = ? ORDER BY id`,
+      [...params, machineId],
     );
     return rows.map(toStored);
+  }
+
+  /** Live leases of a machine (null: leases from before ownership was recorded). */
+  async liveLeasesOfMachine(machineId: string | null): Promise<StoredLease[]> {
+    const clause = machineId === null ? 'machine_id IS NULL' : 'machine_id = ?';
+    const rows = await this.db.all<LeaseRow>(`${SELECT_LEASE} WHERE state <> 'ended' AND ${clause} ORDER BY id`, machineId === null ? [] : [machineId]);
+    return rows.map(toStored);
+  }
+
+  /** Machines other than `self` that hold live leases: the ones whose silence matters. */
+  async machinesWithLiveLeases(self: string): Promise<Array<string | null>> {
+    const rows = await this.db.all<{ machine_id: string | null }>(
+      `SELECT DISTINCT machine_id FROM wait_leases WHERE state <> 'ended' AND (machine_id IS NULL OR machine_id <> ?)`,
+      [self],
+    );
+    return rows.map((row) => row.machine_id);
+  }
+
+  /**
+   * Rows from before ownership was recorded become this machine's: on SQLite (one machine per
+   * data dir) all of them, on PostgreSQL the leases granted on this boot.
+   */
+  async adoptUnowned(machineId: string, bootId: string | null): Promise<void> {
+    if (this.db.dialect === 'sqlite') {
+      await this.db.run('UPDATE panes SET machine_id = ? WHERE machine_id IS NULL', [machineId]);
+      await this.db.run('UPDATE wait_leases SET machine_id = ? WHERE machine_id IS NULL', [machineId]);
+    } else if (bootId !== null) {
+      await this.db.run('UPDATE wait_leases SET machine_id = ? WHERE machine_id IS NULL AND clock_boot_id = ?', [machineId, bootId]);
+    }
   }
 
   async ledger(filter: LedgerFilter): Promise<LedgerRow[]> {

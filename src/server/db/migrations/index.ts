@@ -4,6 +4,7 @@ import type { Db } from '../sql.ts';
 import { claimsMigration } from './0001_claims.ts';
 import { waitLeasesMigration } from './0002_wait_leases.ts';
 import { hookEventsMigration } from './0003_hook_events.ts';
+import { teamModeMigration } from './0004_team_mode.ts';
 import { claimClockMigration } from './0006_claim_clock.ts';
 import { claimEventKindsMigration } from './0007_claim_event_kinds.ts';
 
@@ -18,6 +19,7 @@ export const MIGRATIONS: readonly Migration[] = [
   claimsMigration,
   waitLeasesMigration,
   hookEventsMigration,
+  teamModeMigration,
   claimClockMigration,
   claimEventKindsMigration,
 ];
