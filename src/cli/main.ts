@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { LEASEHOLD_VERSION } from '../server/version.ts';
 import { registerEndpoint } from './commands/endpoint.ts';
+import { registerDevice } from './commands/device.ts';
 import { registerHook } from './commands/hook.ts';
 import { registerHooks, registerMcpConfig } from './commands/hooks.ts';
 import { registerServe } from './commands/serve.ts';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerPane(program);
   registerConsumers(program);
   registerStatus(program);
+  registerDevice(program);
   return program;
 }
 

@@ -14,6 +14,7 @@ import type {
   VendEndpointResponse,
 } from '../core/wire/claims.ts';
 import type { LedgerRow } from '../core/waitLease/ledger.ts';
+import type { DeviceView } from '../core/wire/devices.ts';
 import type {
   AcquireRequest,
   GrantResponse,
@@ -167,6 +168,14 @@ export class LeaseholdClient {
   }
   async endpointClaims(ref: string): Promise<TodoView[]> {
     return (await this.call<{ claims: TodoView[] }>('GET', `/api/v1/endpoints/${encodeURIComponent(ref)}/claims`)).claims;
+  }
+
+  // Devices (team mode: one token per machine of a human)
+  async listDevices(): Promise<DeviceView[]> {
+    return (await this.call<{ devices: DeviceView[] }>('GET', '/api/v1/devices')).devices;
+  }
+  async revokeDevice(id: string): Promise<DeviceView> {
+    return (await this.call<{ device: DeviceView }>('POST', `/api/v1/devices/${encodeURIComponent(id)}/revoke`)).device;
   }
 
   // Todos

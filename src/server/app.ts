@@ -23,6 +23,7 @@ import { waitLeaseToolRegistrar } from './mcp/waitLeaseTools.ts';
 import { waitLeaseRoutes } from './http/routes/waitLeaseRoutes.ts';
 import { hookEventRoutes } from './http/routes/hookEventRoutes.ts';
 import { statusRoutes } from './http/routes/statusRoutes.ts';
+import { deviceRoutes } from './http/routes/deviceRoutes.ts';
 import { HookEventService } from './hooks/hookEventService.ts';
 import { runtimeFiles } from '../runtime/paths.ts';
 import { type LeaseClock, systemLeaseClock } from './clock/leaseClock.ts';
@@ -66,7 +67,8 @@ export interface LeaseServerConfig {
   clock?: Clock;
   writeRateLimit?: RateLimitOptions;
   reaperBackstopMs?: number;
-  humanName?: string;
+  /** The identity (human name) this server acts as: --identity / LEASEHOLD_IDENTITY. Default: this machine's last, else the OS user (SQLite) or user@host (PostgreSQL). */
+  identity?: string;
   /** Write server.json and hold the data-dir lock (off only for in-process tests that share a dir on purpose). */
   singleInstance?: boolean;
   logger?: Logger;
@@ -99,9 +101,12 @@ export interface LeaseServerConfig {
 export interface LeaseServer {
   url: string;
   port: number;
-  /** The local human's API token (also in the runtime dir's token file). */
+  /** This machine's device token of the human (also in the runtime dir's token file). */
   token: string;
   human: HumanRecord;
+  deviceId: string;
+  /** Team mode: which identity this server acts as and how to choose another (null on SQLite). */
+  identityNotice: string | null;
   schemaVersion: number;
   db: Db;
   bus: ChangeBus;
@@ -157,7 +162,17 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
 
     const bus = new ChangeBus();
     const claimStore = new ClaimStore(db);
-    const { human, token } = await ensureLocalHuman(claimStore, config.runtimeDir, clock, config.humanName);
+    const identity = config.machineId
+      ? { id: config.machineId, label: hostname() }
+      : loadMachineIdentity(runtimeFiles.machineId(config.storage.kind === 'sqlite' ? config.storage.dataDir : config.runtimeDir));
+    const { human, token, deviceId, notice } = await ensureLocalHuman(claimStore, {
+      runtimeDir: config.runtimeDir,
+      clock,
+      machine: identity,
+      team: config.storage.kind === 'postgres',
+      identity: config.identity,
+    });
+    if (notice) logger.info(notice);
 
     let baseUrl = '';
     const reaper = new Reaper({
@@ -179,9 +194,6 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
     let expirySweeper: ExpirySweeper | undefined;
     let holdLoop: HoldLoop | undefined;
     let waitLeaseService: WaitLeaseService | undefined;
-    const identity = config.machineId
-      ? { id: config.machineId, label: hostname() }
-      : loadMachineIdentity(runtimeFiles.machineId(config.storage.kind === 'sqlite' ? config.storage.dataDir : config.runtimeDir));
     const machines = new MachineRegistry({
       db,
       identity,
@@ -256,11 +268,23 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       ...claimRoutes(claims),
       ...waitLeaseRoutes(waitLeases),
       ...hookEventRoutes(hookEvents),
+      ...deviceRoutes(claimStore, clock),
       ...statusRoutes(() => {
         const { ok: _ok, ...server } = health();
         return { ...server, spool: hookEvents.spoolState.snapshot() };
       }),
     );
+    // Device last-use is recorded at most once a minute per device: a write per request would cost more than it tells.
+    const touched = new Map<string, number>();
+    const authenticate = async (tokenHash: string) => {
+      const found = await claimStore.authenticate(tokenHash);
+      const now = Date.now();
+      if (found?.device_id && now - (touched.get(found.device_id) ?? 0) >= 60_000) {
+        touched.set(found.device_id, now);
+        await claimStore.touchDevice(found.device_id, clock.nowMs());
+      }
+      return found;
+    };
     const inFlight = new InFlight();
     const listener = createRequestListener({
       inFlight,
@@ -268,7 +292,7 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       bus,
       mcp,
       writeLimiter: new WriteRateLimiter(clock, config.writeRateLimit),
-      authenticateHuman: (candidate) => claimStore.findHumanByTokenHash(hashToken(candidate)),
+      authenticateHuman: (candidate) => authenticate(hashToken(candidate)),
       health,
       onError: (error, req) => logger.error('request failed', { method: req.method, url: req.url, error: error instanceof Error ? error.stack : String(error) }),
     });
@@ -330,6 +354,8 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       port,
       token,
       human,
+      deviceId,
+      identityNotice: notice ?? null,
       schemaVersion,
       db,
       bus,

@@ -6,11 +6,7 @@
 // loop and clock judgements while its job runs, ends when its job ends (seen by A), and goes
 // UNKNOWN when A is killed (B notices A's silent heartbeat).
 import assert from 'node:assert/strict';
-import { postgresTarget } from '../support/storage.ts';
-import { startTeamProcess, stopTeamProcesses, teamProcessesUnavailable, waitFor, type TeamProcess } from '../support/teamProcesses.ts';
-
-const url = process.env.LEASEHOLD_TEST_DATABASE_URL;
-const unavailable = teamProcessesUnavailable(url);
+import { startTeamProcess, useTeamDatabase, waitFor, type TeamProcess } from '../support/teamProcesses.ts';
 
 interface LeaseView {
   state: string;
@@ -21,30 +17,11 @@ interface LeaseView {
 
 describe('team mode: machines own their wait-leases (separate processes, pid namespaces)', function () {
   this.timeout(60_000);
-  let machines: TeamProcess[] = [];
-  let cleanup: (() => Promise<void>) | undefined;
-  let schema = '';
-
-  before(function () {
-    if (unavailable) {
-      console.log(`      skipped: ${unavailable}`);
-      this.skip();
-    }
-  });
-  beforeEach(async () => {
-    const created = await postgresTarget(url!).create();
-    cleanup = created.cleanup;
-    schema = (created.config as { schema: string }).schema;
-    machines = [];
-  });
-  afterEach(async () => {
-    await stopTeamProcesses(machines);
-    await cleanup?.();
-  });
+  const team = useTeamDatabase();
 
   const start = async (bootId: string, human: string) => {
-    const machine = await startTeamProcess({ dbUrl: url!, schema, bootId, human });
-    machines.push(machine);
+    const machine = await startTeamProcess({ dbUrl: team.url, schema: team.schema, bootId, human });
+    team.machines.push(machine);
     return machine;
   };
   const lease = async (machine: TeamProcess, id: string) => {

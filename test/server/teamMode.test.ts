@@ -23,7 +23,7 @@ const url = process.env.LEASEHOLD_TEST_DATABASE_URL;
     for (let index = 0; index < 2; index++) {
       const runtimeDir = tempDir('team-runtime');
       runtimeDirs.push(runtimeDir);
-      const server = await startLeaseServer({ storage: created.config, runtimeDir, logger: silentLogger, clock, humanName: `dev${index}` });
+      const server = await startLeaseServer({ storage: created.config, runtimeDir, logger: silentLogger, clock, identity: `dev${index}` });
       await server.reaper.stop();
       servers.push(server);
     }

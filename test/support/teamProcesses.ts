@@ -5,7 +5,7 @@ import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:c
 import { rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { tempDir } from './storage.ts';
+import { postgresTarget, tempDir } from './storage.ts';
 
 const RUNNER = fileURLToPath(new URL('./teamServerProcess.ts', import.meta.url));
 
@@ -26,6 +26,9 @@ export interface TeamProcess {
   token: string;
   machine: string;
   human: { id: string; name: string };
+  /** This machine's device id, and the team-mode identity notice the server printed at start. */
+  device: string;
+  notice: string | null;
   /** The unshare process (kill -9 it: the namespace and everything in it dies). */
   child: ChildProcessWithoutNullStreams;
   runtimeDir: string;
@@ -83,7 +86,7 @@ export async function startTeamProcess(options: TeamProcessOptions): Promise<Tea
       });
       void exited.then(() => reject(new Error(`team server exited; stderr:\n${stderr}`)));
     });
-  const hello = JSON.parse(await nextLine()) as { url: string; token: string; machine: string; human: { id: string; name: string } };
+  const hello = JSON.parse(await nextLine()) as { url: string; token: string; machine: string; human: { id: string; name: string }; device: string; notice: string | null };
   return {
     ...hello,
     child,
@@ -125,4 +128,40 @@ export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boo
     if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, stepMs));
   }
+}
+
+export interface TeamDatabase {
+  readonly url: string;
+  /** This test's own schema (made before each test, dropped after). */
+  readonly schema: string;
+  /** Started processes: killed (and their runtime dirs removed) after each test. */
+  machines: TeamProcess[];
+}
+
+/**
+ * Registers a describe block's hooks for team-process tests: skip (saying why) where they cannot
+ * run, a fresh PostgreSQL schema per test, every started process killed afterwards.
+ */
+export function useTeamDatabase(): TeamDatabase {
+  const url = process.env.LEASEHOLD_TEST_DATABASE_URL;
+  const unavailable = teamProcessesUnavailable(url);
+  let cleanup: (() => Promise<void>) | undefined;
+  const state = { url: url ?? '', schema: '', machines: [] as TeamProcess[] };
+  before(function () {
+    if (unavailable) {
+      console.log(`      skipped: ${unavailable}`);
+      this.skip();
+    }
+  });
+  beforeEach(async () => {
+    const created = await postgresTarget(url!).create();
+    cleanup = created.cleanup;
+    state.schema = (created.config as { schema: string }).schema;
+    state.machines = [];
+  });
+  afterEach(async () => {
+    await stopTeamProcesses(state.machines);
+    await cleanup?.();
+  });
+  return state;
 }

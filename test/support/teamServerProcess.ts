@@ -21,7 +21,7 @@ const server = await startLeaseServer({
   runtimeDir: env.LH_TEAM_RUNTIME_DIR!,
   logger: env.LH_TEAM_VERBOSE ? stderrLogger : silentLogger,
   leaseClock: new LinuxBootTimeClock({ bootId: env.LH_TEAM_BOOT_ID }),
-  humanName: env.LH_TEAM_HUMAN,
+  identity: env.LH_TEAM_IDENTITY ?? env.LH_TEAM_HUMAN,
   writeRateLimit: { capacity: 100_000, refillPerSecond: 100_000 },
   holdIntervalMs: number('LH_TEAM_HOLD_MS', 200),
   clockTickMs: number('LH_TEAM_CLOCK_TICK_MS', 200),
@@ -33,7 +33,7 @@ const server = await startLeaseServer({
 
 const children = new Map<number, ChildProcess>();
 const say = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
-say({ url: server.url, token: server.token, human: server.human, machine: server.machines.identity.id, pid: process.pid });
+say({ url: server.url, token: server.token, human: server.human, machine: server.machines.identity.id, device: server.deviceId, notice: server.identityNotice, pid: process.pid });
 
 createInterface({ input: process.stdin }).on('line', (line) => {
   const [command, argument] = line.trim().split(/\s+/);

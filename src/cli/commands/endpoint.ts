@@ -96,7 +96,7 @@ export function registerEndpoint(program: Command): void {
 
   endpoint
     .command('revoke <ref>')
-    .description('revoke an endpoint (its token stops working; it can no longer be edited)')
+    .description('revoke an endpoint: its token stops working, the todos it holds go back to their queues at once, and it can no longer be edited')
     .action(async (ref: string, _options: unknown, command: Command) => {
       const opts = globals(command);
       const revoked = await connect(opts).revokeEndpoint(ref);

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { defaultDataDir, defaultRuntimeDir } from '../../runtime/paths.ts';
 import { UsageError } from '../output.ts';
+import { identityProblem } from '../../core/identity.ts';
 import { readSecretFile, warnSecretOnCommandLine } from '../connect.ts';
 import { parseDurationMs, parseWholeNumber } from './waitLeaseArgs.ts';
 
@@ -13,6 +14,15 @@ function hardMaxTtlMsOf(flag: string | undefined): number | undefined {
   const ms = parseWholeNumber(env, 'LEASEHOLD_HARD_MAX_TTL_MS');
   if (ms <= 0) throw new UsageError('LEASEHOLD_HARD_MAX_TTL_MS: must be a positive whole number of milliseconds');
   return ms;
+}
+
+/** --identity, else LEASEHOLD_IDENTITY; a name the rule refuses is a usage error naming where it came from. */
+function identityOf(flag: string | undefined): string | undefined {
+  const value = flag ?? (process.env.LEASEHOLD_IDENTITY || undefined);
+  if (value === undefined) return undefined;
+  const problem = identityProblem(value, flag !== undefined ? '--identity' : 'LEASEHOLD_IDENTITY');
+  if (problem) throw new UsageError(problem);
+  return value;
 }
 
 /** True when a connection string carries a password (postgres://user:secret@host or ?password=). */
@@ -50,8 +60,9 @@ export function registerServe(program: Command): void {
       if (port > 65_535) throw new UsageError(`--port: must be a whole number 0-65535 (got ${JSON.stringify(value)})`);
       return port;
     })
+    .option('--identity <name>', 'team mode: the identity (human) this server acts as; the same name on each of your machines makes them one human (env LEASEHOLD_IDENTITY; default: this machine\'s last, else user@host)')
     .option('--hard-max-ttl <duration>', 'most authority one wait-lease grant may carry, e.g. 1h (env LEASEHOLD_HARD_MAX_TTL_MS in ms; default 1h)')
-    .action(async (options: { dataDir?: string; databaseUrl?: string; databaseUrlFile?: string; port?: number; hardMaxTtl?: string }, command: Command) => {
+    .action(async (options: { dataDir?: string; databaseUrl?: string; databaseUrlFile?: string; port?: number; hardMaxTtl?: string; identity?: string }, command: Command) => {
       const hardMaxTtlMs = hardMaxTtlMsOf(options.hardMaxTtl);
       if (hardMaxTtlMs !== undefined && hardMaxTtlMs <= 0) throw new UsageError('--hard-max-ttl: must be positive');
       const { startLeaseServer } = await import('../../server/app.ts');
@@ -70,7 +81,9 @@ export function registerServe(program: Command): void {
         runtimeDir: globals.runtimeDir ?? defaultRuntimeDir(),
         port: options.port,
         hardMaxTtlMs,
+        identity: identityOf(options.identity),
       });
+      if (server.identityNotice) process.stdout.write(`${server.identityNotice}\n`);
       process.stdout.write(`Leasehold lease server ${server.url} (pid ${process.pid}, ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, schema v${server.schemaVersion})\n`);
       await new Promise<void>((resolve) => {
         const stop = () => resolve();

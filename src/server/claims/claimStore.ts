@@ -4,7 +4,7 @@
 import type { LeaseSource } from '../../core/claimLease.ts';
 import type { Verb } from '../../core/verbs.ts';
 import { first, type Db, type SqlExecutor } from '../db/sql.ts';
-import type { ClaimEventKind, ClaimEventRecord, EndpointRecord, HumanRecord, TodoRecord } from './records.ts';
+import type { AuthenticatedHuman, ClaimEventKind, ClaimEventRecord, DeviceRecord, EndpointRecord, HumanRecord, TodoRecord } from './records.ts';
 
 interface EndpointRow extends Omit<EndpointRecord, 'scope' | 'friend'> {
   scope: string;
@@ -18,6 +18,8 @@ const ENDPOINT_COLUMNS =
   'id, human_id, slug, name, scope, friend, state, default_lease_ttl_seconds, created_at, revoked_at';
 const TODO_COLUMNS =
   'id, queue, title, payload, state, attempts, holder_endpoint_id, claim_epoch, lease_expires_at, created_by, created_at, updated_at, completed_at';
+
+const DEVICE_COLUMNS = 'id, human_id, machine_id, label, created_at, last_used_at, revoked_at';
 
 function toEndpoint(row: EndpointRow): EndpointRecord {
   return { ...row, scope: JSON.parse(row.scope) as Verb[], friend: Boolean(row.friend) };
@@ -58,6 +60,17 @@ export class ClaimStore {
     ]);
   }
 
+  /** The human by this name, made now if there is none (two servers starting at once may race: one insert wins). */
+  async findOrInsertHuman(candidate: HumanRecord & { token_hash: string }): Promise<{ human: HumanRecord; inserted: boolean }> {
+    const { changes } = await this.db.run('INSERT INTO humans (id, name, token_hash, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING', [
+      candidate.id,
+      candidate.name,
+      candidate.token_hash,
+      candidate.created_at,
+    ]);
+    return { human: (await this.findHumanByName(candidate.name))!, inserted: changes > 0 };
+  }
+
   findHumanByTokenHash(tokenHash: string): Promise<HumanRecord | undefined> {
     return first<HumanRecord>(this.db, 'SELECT id, name, created_at FROM humans WHERE token_hash = ?', [tokenHash]);
   }
@@ -68,6 +81,72 @@ export class ClaimStore {
 
   async setHumanTokenHash(humanId: string, tokenHash: string): Promise<void> {
     await this.db.run('UPDATE humans SET token_hash = ? WHERE id = ?', [tokenHash, humanId]);
+  }
+
+  findHumanById(humanId: string): Promise<HumanRecord | undefined> {
+    return first<HumanRecord>(this.db, 'SELECT id, name, created_at FROM humans WHERE id = ?', [humanId]);
+  }
+
+  // Devices (one token per human per machine) -----------------------------------------
+
+  /** The human behind a live device token, else a human's own (pre-device) token. */
+  async authenticate(tokenHash: string): Promise<AuthenticatedHuman | undefined> {
+    const device = await first<HumanRecord & { device_id: string }>(
+      this.db,
+      `SELECT h.id, h.name, h.created_at, d.id AS device_id FROM devices d JOIN humans h ON h.id = d.human_id
+       WHERE d.token_hash = ? AND d.revoked_at IS NULL`,
+      [tokenHash],
+    );
+    return device ?? this.findHumanByTokenHash(tokenHash);
+  }
+
+  findDeviceByTokenHash(tokenHash: string): Promise<DeviceRecord | undefined> {
+    return first<DeviceRecord>(this.db, `SELECT ${DEVICE_COLUMNS} FROM devices WHERE token_hash = ? AND revoked_at IS NULL`, [tokenHash]);
+  }
+
+  /** This machine's newest device, revoked or not: whose server ran here last. */
+  latestDeviceOfMachine(machineId: string): Promise<DeviceRecord | undefined> {
+    return first<DeviceRecord>(this.db, `SELECT ${DEVICE_COLUMNS} FROM devices WHERE machine_id = ? ORDER BY created_at DESC, id DESC LIMIT 1`, [machineId]);
+  }
+
+  async listDevices(humanId: string): Promise<Array<DeviceRecord & { machine_label: string | null }>> {
+    return this.db.all(
+      `SELECT ${DEVICE_COLUMNS.split(', ').map((column) => `d.${column}`).join(', ')}, m.label AS machine_label
+       FROM devices d LEFT JOIN machines m ON m.id = d.machine_id WHERE d.human_id = ? ORDER BY d.created_at, d.id`,
+      [humanId],
+    );
+  }
+
+  /**
+   * Issues this machine's device token: the one live device of this machine id from now on.
+   * Older live devices of the same machine are revoked (their token file was replaced, so the
+   * token is lost); no other machine's device is touched.
+   */
+  issueDevice(device: Omit<DeviceRecord, 'last_used_at' | 'revoked_at'> & { token_hash: string }): Promise<void> {
+    return this.db.transaction(async (tx) => {
+      await tx.run('UPDATE devices SET revoked_at = ? WHERE machine_id = ? AND revoked_at IS NULL', [device.created_at, device.machine_id]);
+      await tx.run(`INSERT INTO devices (id, human_id, machine_id, label, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)`, [
+        device.id,
+        device.human_id,
+        device.machine_id,
+        device.label,
+        device.token_hash,
+        device.created_at,
+      ]);
+    });
+  }
+
+  /** Revokes one live device of this human; undefined when there is none by that id (or it is another human's). */
+  async revokeDevice(humanId: string, deviceId: string, now: number): Promise<DeviceRecord | undefined> {
+    const rows = await this.db.all<DeviceRecord>(
+      `UPDATE devices SET revoked_at = ? WHERE id = ? AND human_id = ? AND revoked_at IS NULL RETURNING ${DEVICE_COLUMNS}`,
+      [now, deviceId, humanId],
+    );
+    return rows[0];
+  }
+
+  async touchDevice(deviceId: string, now: number): Promise<void> {
+    await this.db.run('UPDATE devices SET last_used_at = ? WHERE id = ?', [now, deviceId]);
   }
 
   // Endpoints ------------------------------------------------------------------------

@@ -8,6 +8,22 @@ export interface HumanRecord {
   created_at: number;
 }
 
+/** One machine's credential for a human (team mode: one per machine the human runs a server on). */
+export interface DeviceRecord {
+  id: string;
+  human_id: string;
+  machine_id: string;
+  label: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+/** The human a request acts as, and through which device token (absent for a legacy human token). */
+export interface AuthenticatedHuman extends HumanRecord {
+  device_id?: string;
+}
+
 export interface EndpointRecord {
   id: string;
   human_id: string;

@@ -2,7 +2,7 @@
 // and the shared error envelope { error: { code, message, field? } }.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { LeaseholdError } from '../../core/errors.ts';
-import type { HumanRecord } from '../claims/records.ts';
+import type { AuthenticatedHuman } from '../claims/records.ts';
 import type { ChangeBus } from '../events.ts';
 import type { McpGateway } from '../mcp/mcpGateway.ts';
 import { openEventStream } from './eventStream.ts';
@@ -16,7 +16,7 @@ export interface RequestListenerOptions {
   bus: ChangeBus;
   mcp: McpGateway;
   writeLimiter: WriteRateLimiter;
-  authenticateHuman: (token: string) => Promise<HumanRecord | undefined>;
+  authenticateHuman: (token: string) => Promise<AuthenticatedHuman | undefined>;
   health: () => unknown;
   onError: (error: unknown, req: IncomingMessage) => void;
   /** Requests in flight; while it drains for shutdown, new requests are refused with 503. */
@@ -54,7 +54,7 @@ function checkBodyShape(body: unknown, noBody: boolean, route: string): void {
 export function createRequestListener(options: RequestListenerOptions): RequestListener {
   const { router } = options;
 
-  async function authenticate(req: IncomingMessage): Promise<HumanRecord> {
+  async function authenticate(req: IncomingMessage): Promise<AuthenticatedHuman> {
     const token = bearerToken(req);
     if (!token) throw new LeaseholdError('unauthenticated', 'a bearer token is required (Authorization: Bearer …)', { field: 'Authorization' });
     const human = await options.authenticateHuman(token);

@@ -1,7 +1,7 @@
 // A route table: method + path pattern (":name" segments) → handler. Small on purpose; the
 // REST surface is a few dozen routes.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HumanRecord } from '../claims/records.ts';
+import type { AuthenticatedHuman } from '../claims/records.ts';
 import { LeaseholdError } from '../../core/errors.ts';
 import { refuseNul } from '../../core/wire/validate.ts';
 
@@ -12,7 +12,7 @@ export interface RequestContext {
   params: Record<string, string>;
   /** The parsed JSON body (undefined when there was none). */
   body: unknown;
-  human: HumanRecord;
+  human: AuthenticatedHuman;
 }
 
 export type RouteResult = { status: number; body: unknown } | { handled: true };
