@@ -50,7 +50,8 @@ async function latency(target: StorageTarget): Promise<void> {
     const rounds = 1000;
     for (let index = 0; index < rounds + 50; index++) {
       let start = performance.now();
-      const grant = await client.acquireWaitLease({ pane: `p${index % 20}`, job_ref: `j${index}`, ttl_ms: 600_000 });
+      // Held on this process: pid evidence renews only a lease pinned on that process.
+      const grant = await client.holdWaitLease({ pane: `p${index % 20}`, job_ref: `j${index}`, ttl_ms: 600_000, target: { pid: evidence.pid, start_time: evidence.start_time } });
       const a = performance.now() - start;
       start = performance.now();
       await client.renewWaitLease(grant.lease_id, { token: grant.token, ttl_ms: 600_000, evidence });
@@ -65,7 +66,7 @@ async function latency(target: StorageTarget): Promise<void> {
       }
     }
     const fig = (values: number[]) => ({ median: fmtMs(median(values)), p99: fmtMs(percentile(values, 99)) });
-    report(`[${target.name}] acquire over HTTP (n=${rounds})`, fig(acquire));
+    report(`[${target.name}] acquire (hold on a pid) over HTTP (n=${rounds})`, fig(acquire));
     report(`[${target.name}] renew (pid evidence) over HTTP`, { ...fig(renew), 'ratio renew/acquire': (median(renew) / median(acquire)).toFixed(2) });
     report(`[${target.name}] release over HTTP`, { ...fig(release), 'ratio release/acquire': (median(release) / median(acquire)).toFixed(2) });
   });

@@ -39,14 +39,36 @@ describe('leasehold pane / verdict / teardown-check / ledger (real processes)', 
     assert.match(list.stdout, /term-1 .*idle · awaiting npm-test \(npm test\), 30m left/);
     const leases = await cli(['pane', 'wait-lease', 'list', '--pane', 'term-1', '--json']);
     assert.equal(JSON.parse(leases.stdout)[0].lease_id, leaseId);
-    const renewed = await cli(['pane', 'wait-lease', 'renew', '--pane', 'term-1', '--id', 'npm-test', '--ttl', '10m', '--pid', String(server.pid)], { LEASEHOLD_LEASE_TOKEN: token });
-    assert.equal(renewed.code, 0, renewed.stderr);
-    assert.match(renewed.stdout, /10m left/);
     const bare = await cli(['pane', 'wait-lease', 'renew', '--lease', leaseId, '--lease-token', token, '--ttl', '10m']);
     assert.equal(bare.code, 1);
     assert.match(bare.stderr, /EVIDENCE_MISSING/);
     const released = await cli(['pane', 'wait-lease', 'release', '--lease', leaseId, '--lease-token', token, '--reason', 'done']);
     assert.equal(released.code, 0, released.stderr);
+  });
+
+  // Issue 8, evidence rule 1: renewal evidence is about the lease's own target, never the
+  // renewer's word. A live process that is not the pinned target renews nothing, nor does a
+  // provider job the CLI merely names (it no longer stamps observed_at itself).
+  it("renew: only the lease's pinned process renews it; --pid of another live process and --provider-job renew nothing", async () => {
+    const acquired = await cli(['pane', 'wait-lease', 'acquire', '--pane', 'term-3', '--id', 'made-up', '--ttl', '10m', '--json']);
+    const declared = JSON.parse(acquired.stdout) as { lease_id: string; token: string };
+    for (const evidence of [['--pid', String(process.pid)], ['--pid', String(server.pid)], ['--provider-job', 'made-up'], ['--provider-job', 'anything']]) {
+      const refusedRenew = await cli(['pane', 'wait-lease', 'renew', '--lease', declared.lease_id, '--lease-token', declared.token, '--ttl', '10m', ...evidence]);
+      assert.equal(refusedRenew.code, 1, evidence.join(' '));
+      assert.match(refusedRenew.stderr, /EVIDENCE_MISSING/, evidence.join(' '));
+    }
+    const heldOut = await cli(['pane', 'wait-lease', 'hold', '--pane', 'term-3', '--id', 'serve', '--ttl', '20m', '--pid', String(server.pid), '--json']);
+    assert.equal(heldOut.code, 0, heldOut.stderr);
+    const hold = JSON.parse(heldOut.stdout) as { lease_id: string; token: string };
+    const self = await cli(['pane', 'wait-lease', 'renew', '--lease', hold.lease_id, '--lease-token', hold.token, '--ttl', '10m', '--pid', String(process.pid)]);
+    assert.equal(self.code, 1);
+    assert.match(self.stderr, /not this lease's target/);
+    const renewed = await cli(['pane', 'wait-lease', 'renew', '--pane', 'term-3', '--id', 'serve', '--ttl', '10m', '--pid', String(server.pid)], { LEASEHOLD_LEASE_TOKEN: hold.token });
+    assert.equal(renewed.code, 0, renewed.stderr);
+    assert.match(renewed.stdout, /10m left/);
+    const leases = JSON.parse((await cli(['pane', 'wait-lease', 'list', '--pane', 'term-3', '--json'])).stdout) as Array<{ lease_id: string; renew_count: number }>;
+    assert.equal(leases.find((lease) => lease.lease_id === declared.lease_id)!.renew_count, 0);
+    await cli(['pane', 'wait-lease', 'release', '--lease', hold.lease_id, '--lease-token', hold.token]);
   });
 
   it('pane list shows "lease expired N ago" once, not on every read', async () => {

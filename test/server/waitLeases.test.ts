@@ -3,6 +3,9 @@
 // mandatory TTL, every clamp, evidence, ledger and censoring, verdicts, teardown truth table,
 // the one-shot notice, and SSE-bound change events. Time moves only by hand (ManualLeaseClock).
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { LeaseholdApiError } from '../../src/client/client.ts';
 import { readProcessInfo } from '../../src/server/observe/processInfo.ts';
 import { dispositionOf, strongestDisposition } from '../../src/core/waitLease/reasons.ts';
@@ -35,6 +38,10 @@ for (const target of storageTargets) {
 
     const acquire = (jobRef = 'job-1', extra: Record<string, unknown> = {}) =>
       t.client.acquireWaitLease({ pane: 'P', job_ref: jobRef, ttl_ms: 15 * MIN, ...extra });
+    // Pinned on this test process, so `self` is evidence about the lease's own target (the
+    // hold loop is stopped: only the test's renewals move it).
+    const held = (jobRef = 'job-1', extra: Record<string, unknown> = {}) =>
+      t.client.holdWaitLease({ pane: 'P', job_ref: jobRef, ttl_ms: 15 * MIN, target: { pid: process.pid }, ...extra });
 
     describe('binding and pane reuse', () => {
       it('a re-registered pane is a new generation; leases of the old one end orphaned and never renew', async () => {
@@ -117,7 +124,7 @@ for (const target of storageTargets) {
 
       it('a renew racing a release never resurrects the released lease (many rounds)', async () => {
         for (let round = 0; round < 40; round++) {
-          const lease = await acquire(`race-${round}`);
+          const lease = await held(`race-${round}`);
           const [renewed, released] = await Promise.allSettled([
             t.client.renewWaitLease(lease.lease_id, { token: lease.token, ttl_ms: 30 * MIN, evidence: self }),
             t.client.releaseWaitLease(lease.lease_id, lease.token, 'race'),
@@ -159,7 +166,7 @@ for (const target of storageTargets) {
             return compareAndSet(...args);
           };
           try {
-            const lease = await acquire(`stale-${ending}`);
+            const lease = await held(`stale-${ending}`);
             interleave = () => end(lease);
             const error = await refused(t.client.renewWaitLease(lease.lease_id, { token: lease.token, ttl_ms: 30 * MIN, evidence: self }));
             assert.equal(interleave, undefined, 'the competing end ran between the decision and the write');
@@ -209,7 +216,7 @@ for (const target of storageTargets) {
         await t.stop();
         t = await startTestServer(target, { hardMaxTtlMs: 10 * MIN });
         await stopMaintenance(t);
-        const lease = await t.client.acquireWaitLease({ pane: 'P', job_ref: 'long', ttl_ms: 120 * MIN });
+        const lease = await t.client.holdWaitLease({ pane: 'P', job_ref: 'long', ttl_ms: 120 * MIN, target: { pid: process.pid } });
         assert.equal(lease.expires_in_ms, 10 * MIN);
         assert.deepEqual(lease.clamped_by, ['hard_max']);
         t.leaseClock.advance(5 * MIN);
@@ -222,7 +229,7 @@ for (const target of storageTargets) {
 
       it('authorized_until clamps; a lowered ceiling applies at once; it is never raised or cleared', async () => {
         const until = t.leaseClock.wallMs + 30 * MIN;
-        const lease = await acquire('c', { ttl_ms: 45 * MIN, authorized_until: until });
+        const lease = await held('c', { ttl_ms: 45 * MIN, authorized_until: until });
         assert.equal(lease.expires_in_ms, 30 * MIN);
         assert.deepEqual(lease.clamped_by, ['authorized_until']);
         const lowered = await t.client.lowerWaitLeaseCeiling(lease.lease_id, lease.token, t.leaseClock.wallMs + 10 * MIN);
@@ -254,28 +261,74 @@ for (const target of storageTargets) {
 
     describe('evidence', () => {
       it('renew without a fresh observation of the target is EVIDENCE_MISSING', async () => {
-        const lease = await acquire();
+        const lease = await held();
         for (const evidence of [undefined, { alive: true }, 'still running', { pid: process.pid }, { pid: process.pid, start_time: '1' }, { pid: 2 ** 22 + 7, start_time: '5' }]) {
           const error = await refused(t.client.renewWaitLease(lease.lease_id, { token: lease.token, ttl_ms: MIN, evidence }));
           assert.equal(error.code, 'EVIDENCE_MISSING', JSON.stringify(evidence));
           assert.equal(error.field, 'evidence');
         }
-        const stale = await refused(
-          t.client.renewWaitLease(lease.lease_id, { token: lease.token, ttl_ms: MIN, evidence: { provider_job: { id: 'x', state: 'running', observed_at: t.leaseClock.wallMs - 10 * MIN } } }),
-        );
-        assert.equal(stale.code, 'EVIDENCE_MISSING');
         let verdict = await t.client.paneVerdict('P');
         assert.ok(verdict.reasons.some((reason) => reason.code === 'EVIDENCE_MISSING'));
         assert.equal(verdict.disposition, 'refuse_renewal');
         await t.client.renewWaitLease(lease.lease_id, { token: lease.token, ttl_ms: MIN, evidence: self });
-        await t.client.renewWaitLease(lease.lease_id, {
-          token: lease.token,
-          ttl_ms: MIN,
-          evidence: { provider_job: { id: 'x', state: 'running', observed_at: t.leaseClock.wallMs } },
-        });
         verdict = await t.client.paneVerdict('P');
         assert.deepEqual(verdict.reasons, [], 'a verified renewal clears the refusal');
-        assert.equal((await t.client.getWaitLease(lease.lease_id)).renew_count, 2);
+        assert.equal((await t.client.getWaitLease(lease.lease_id)).renew_count, 1);
+      });
+
+      // Issue 8, evidence rule 1: evidence must be about the lease's own target.
+      it("the renewer's own live process is not evidence for a lease that pins another process, or none", async () => {
+        const declared = await acquire('declared');
+        const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+        try {
+          const onChild = await held('child', { target: { pid: child.pid } });
+          for (const lease of [declared, onChild]) {
+            const error = await refused(t.client.renewWaitLease(lease.lease_id, { token: lease.token, ttl_ms: MIN, evidence: self }));
+            assert.equal(error.code, 'EVIDENCE_MISSING');
+            assert.match(error.message, /not this lease's target/);
+          }
+          const childEvidence = { pid: child.pid!, start_time: readProcessInfo(child.pid!)!.startTime };
+          await t.client.renewWaitLease(onChild.lease_id, { token: onChild.token, ttl_ms: MIN, evidence: childEvidence });
+          assert.equal((await t.client.getWaitLease(onChild.lease_id)).renew_count, 1, 'the pinned process itself renews');
+          assert.equal((await t.client.getWaitLease(declared.lease_id)).renew_count, 0);
+        } finally {
+          child.kill('SIGKILL');
+        }
+      });
+
+      it("a caller's provider-job observation renews nothing, whatever job it names; the server's own observation of the lease's provider does", async () => {
+        const lease = await acquire('gen-17');
+        for (const id of ['made-up', 'gen-17']) {
+          const error = await refused(
+            t.client.renewWaitLease(lease.lease_id, { token: lease.token, ttl_ms: MIN, evidence: { provider_job: { id, state: 'running', observed_at: t.leaseClock.wallMs } } }),
+          );
+          assert.equal(error.code, 'EVIDENCE_MISSING', id);
+        }
+        assert.equal((await t.client.getWaitLease(lease.lease_id)).renew_count, 0);
+
+        let polls = 0;
+        let state = 'running';
+        const provider = createServer((_request, response) => {
+          polls += 1;
+          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ state }));
+        });
+        await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+        try {
+          const url = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/jobs/render-3`;
+          const job = await held('render-3', { target: { provider_job: { id: 'render-3', url } } });
+          const other = await refused(t.client.renewWaitLease(job.lease_id, { token: job.token, ttl_ms: MIN, evidence: { provider_job: { id: 'render-4', state: 'running', observed_at: t.leaseClock.wallMs } } }));
+          assert.match(other.message, /not this lease's job/);
+          const before = polls;
+          // The caller names the job; its observed_at (here none) is not used: the server polls.
+          await t.client.renewWaitLease(job.lease_id, { token: job.token, ttl_ms: MIN, evidence: { provider_job: { id: 'render-3', state: 'running' } } });
+          assert.equal(polls, before + 1, 'the server observed the job itself');
+          assert.equal((await t.client.getWaitLease(job.lease_id)).renew_count, 1);
+          state = 'finished';
+          const finished = await refused(t.client.renewWaitLease(job.lease_id, { token: job.token, ttl_ms: MIN, evidence: { provider_job: { id: 'render-3', state: 'running', observed_at: t.leaseClock.wallMs } } }));
+          assert.equal(finished.code, 'EVIDENCE_MISSING', "the caller's 'running' does not outvote the server's observation");
+        } finally {
+          provider.close();
+        }
       });
     });
 
@@ -445,7 +498,7 @@ for (const target of storageTargets) {
         const events: ChangeEvent[] = [];
         const unsubscribe = t.server.bus.subscribe((event) => events.push(event));
         await t.client.registerPane({ name: 'P', source: 'cli' });
-        const lease = await acquire('e', { ttl_ms: MIN });
+        const lease = await held('e', { ttl_ms: MIN });
         await t.client.renewWaitLease(lease.lease_id, { token: lease.token, ttl_ms: MIN, evidence: self });
         await t.client.setPaneDisplay('P', 'idle');
         t.leaseClock.advance(2 * MIN);

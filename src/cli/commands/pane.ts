@@ -208,17 +208,16 @@ export function registerPane(program: Command): void {
 
   waitLease
     .command('renew')
-    .description('renew with the token and a fresh observation of the target (--pid, or --provider-job ID --state running)')
+    .description("renew with the token and evidence about the lease's own target: its pinned --pid, or --provider-job ID of a held provider job (the server observes it)")
     .option('--lease <id>', 'lease id (env LEASEHOLD_LEASE_ID)')
     .option('--pane <name>', 'with --id: find the live lease of this job on this pane')
     .option('--id <job-ref>', 'the awaited job')
     .option('--lease-token <token>', 'the lease token (env LEASEHOLD_LEASE_TOKEN)')
     .option('--ttl <duration>', 'new TTL, e.g. 15m')
     .option('--ttl-ms <ms>', 'new TTL in milliseconds')
-    .option('--pid <pid>', 'evidence: the awaited process (the server verifies it)')
+    .option('--pid <pid>', "evidence: the lease's pinned process (the server verifies it is that process)")
     .option('--start-time <time>', 'its start time (default: read from this machine)')
-    .option('--provider-job <id>', 'evidence: a provider job observed just now')
-    .option('--state <state>', 'the provider job state observed', 'running')
+    .option('--provider-job <id>', "evidence: the lease's own provider job; the server observes it itself (a caller's word is not an observation)")
     .option('--authorized-until <instant>', 'lower the ceiling with this renewal')
     .action(async (options: Record<string, string | undefined>, command: Command) => {
       const opts = globals(command);
@@ -231,7 +230,8 @@ export function registerPane(program: Command): void {
         const startTime = options.startTime ?? readProcessInfo(pid)?.startTime;
         evidence = startTime === undefined ? { pid } : { pid, start_time: startTime };
       } else if (options.providerJob !== undefined) {
-        evidence = { provider_job: { id: options.providerJob, state: options.state, observed_at: Date.now() } };
+        // No observed_at: a time stamped here would be this command's word, not an observation.
+        evidence = { provider_job: { id: options.providerJob, state: 'running' } };
       }
       const leaseId = await resolveLeaseId(client, options);
       const renewed = await client.renewWaitLease(leaseId, {

@@ -21,11 +21,30 @@ export type TargetObservation =
   | { kind: 'pid'; pid: number; startTime: string; observedAtWallMs: number }
   | { kind: 'provider_job'; id: string; state: 'running'; observedAtWallMs: number };
 
+/**
+ * Who made the observation. `server`: the server itself (a pid it read, a provider job it
+ * polled). `lease_observer`: the observer the lease names (the Claude Code session a hook lease
+ * belongs to, reporting its own task list through the server). `caller`: whoever presents the
+ * token; its word about a provider job is not an observation (it could name any job, at any time).
+ */
+export type EvidenceSource = 'server' | 'lease_observer' | 'caller';
+
+/** What the lease is about: the pinned process, if any, and the job a provider observation must name. */
+export interface LeaseTarget {
+  /** The process pinned at hold time (pid + start time); null when the lease pins none. */
+  pinnedPid: { pid: number; startTime: string } | null;
+  /** The job a provider observation must name: the provider observer's id, else the lease's job_ref. */
+  jobId: string;
+}
+
 export interface EvidenceContext {
   nowWallMs: number;
   freshnessMs: number;
   /** The server's own reading of the pid named in pid evidence; absent means it could not read it. */
   pidReading?: PidReading | null;
+  /** The lease's own target: evidence about anything else (the renewer's own shell, a made-up job) is refused. */
+  target: LeaseTarget;
+  source: EvidenceSource;
 }
 
 function missing(message: string): LeaseholdError {
@@ -62,6 +81,13 @@ function judgePidEvidence(evidence: Record<string, unknown>, context: EvidenceCo
   if (startTime === null) {
     throw missing('pid evidence needs start_time: a pid alone can belong to a reused process, so it does not identify the target');
   }
+  const pinned = context.target.pinnedPid;
+  if (pinned === null) {
+    throw missing(`pid ${pid} is not this lease's target: the lease pins no process (hold --pid pins one), so no pid can renew it`);
+  }
+  if (pinned.pid !== pid || pinned.startTime !== startTime) {
+    throw missing(`pid ${pid} (started ${startTime}) is not this lease's target, pid ${pinned.pid} started ${pinned.startTime}; evidence about another process (the renewer's own shell, say) proves nothing`);
+  }
   const reading = context.pidReading;
   if (!reading || reading.pid !== pid) {
     throw missing(`the server could not verify pid ${pid}; renewal needs the server's own reading of the target`);
@@ -79,6 +105,14 @@ function judgeProviderJobEvidence(job: unknown, context: EvidenceContext): Targe
   if (typeof job.id !== 'string' || job.id.trim() === '') {
     throw missing('evidence.provider_job.id is required: an observation without the job identity proves nothing about the target');
   }
+  if (job.id !== context.target.jobId) {
+    throw missing(`provider job ${JSON.stringify(job.id)} is not this lease's job ${JSON.stringify(context.target.jobId)}; only an observation of the lease's own job renews it`);
+  }
+  if (context.source === 'caller') {
+    throw missing(
+      `provider job ${job.id} was reported by the caller: its observed_at is the caller's word, not an observation; provider evidence must be observed by the server (hold --provider-command / --provider-url) or by the observer the lease names`,
+    );
+  }
   if (job.state !== 'running') {
     throw missing(`provider job ${job.id} is ${JSON.stringify(job.state)}, not running; only a running target renews a lease`);
   }
@@ -91,8 +125,9 @@ function judgeProviderJobEvidence(job: unknown, context: EvidenceContext): Targe
 }
 
 /**
- * Judges renewal evidence: a verified {pid, start_time} or a fresh running provider-job
- * observation. Anything else (absent, `{alive: true}`, `"still running"`, a pid without start
+ * Judges renewal evidence: a verified {pid, start_time} that is the lease's pinned target, or a
+ * fresh running observation of the lease's own provider job made by the server or by the
+ * observer the lease names (issue 8, evidence rule 1). Anything else (absent, `{alive: true}`, `"still running"`, a pid without start
  * time) is refused with EVIDENCE_MISSING. Takes `unknown` on purpose: the wire layer passes
  * evidence through untouched so that a bare liveness claim is answered with the reason code,
  * not with a schema error.

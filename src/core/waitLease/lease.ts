@@ -4,7 +4,7 @@
 // hashes. The one-way rule is structural: no transition leaves `ended`.
 import { LeaseholdError, invalidArgument } from '../errors.ts';
 import { type ClockDomain, type ClockReading, type Instant, instantOf } from './clockReading.ts';
-import { DEFAULT_EVIDENCE_FRESHNESS_MS, type PidReading, type TargetObservation, judgeRenewalEvidence } from './evidence.ts';
+import { DEFAULT_EVIDENCE_FRESHNESS_MS, type EvidenceSource, type LeaseTarget, type PidReading, type TargetObservation, judgeRenewalEvidence } from './evidence.ts';
 import {
   type AuthorityCeiling,
   type ClampReason,
@@ -342,11 +342,22 @@ export interface RenewInput {
   evidence: unknown;
   /** The server's own reading of the pid named in pid evidence (it does the I/O). */
   pidReading?: PidReading | null;
+  /** Who observed what `evidence` reports (evidence.ts): a caller's word about a provider job renews nothing. */
+  source: EvidenceSource;
   /** Optional lower ceiling supplied with the renewal; it can only lower. */
   authorizedUntil?: unknown;
   now: ClockReading;
   hardMaxTtlMs: number;
   freshnessMs?: number;
+}
+
+/** The lease's own target, which renewal evidence must be about. */
+export function targetOf(record: WaitLeaseRecord): LeaseTarget {
+  const observer = record.observer;
+  return {
+    pinnedPid: observer.kind === 'pid' ? { pid: observer.pid, startTime: observer.startTime } : null,
+    jobId: observer.kind === 'provider_job' ? observer.id : record.jobRef,
+  };
 }
 
 /**
@@ -407,6 +418,8 @@ export function renew(record: WaitLeaseRecord, input: RenewInput): LeaseOutcome<
       nowWallMs: now.wallMs,
       freshnessMs: input.freshnessMs ?? DEFAULT_EVIDENCE_FRESHNESS_MS,
       pidReading: input.pidReading,
+      target: targetOf(swept),
+      source: input.source,
     });
   } catch (error) {
     const refusal = error as LeaseholdError;

@@ -55,7 +55,8 @@ export const ProviderJobEvidenceSchema = z.strictObject({
   provider_job: z.strictObject({
     id: z.string().min(1),
     state: z.enum(['running', 'finished', 'failed', 'unknown']),
-    observed_at: WallMs,
+    // Only the server's or the lease's named observer's time counts; a caller's is ignored.
+    observed_at: WallMs.optional(),
   }),
 });
 /** What a client should send as renewal evidence (the server judges it with evidence.ts). */
@@ -67,7 +68,10 @@ export const RenewRequestSchema = z.strictObject({
   ttl_ms: TtlMs,
   // Passed through unparsed: a missing or bare-liveness evidence must be answered with
   // EVIDENCE_MISSING by the domain, not with a schema error.
-  evidence: z.unknown().optional().describe('a fresh observation of the awaited target: {pid, start_time} or {provider_job: {id, state, observed_at}}'),
+  evidence: z
+    .unknown()
+    .optional()
+    .describe("evidence about the lease's own target: its pinned {pid, start_time}, or {provider_job: {id}} naming its held provider job (the server observes it)"),
   authorized_until: WallMs.optional().describe('may only lower the ceiling'),
 });
 export const RenewResponseSchema = z.strictObject({

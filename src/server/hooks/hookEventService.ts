@@ -396,7 +396,8 @@ export class HookEventService {
         }
         if (lease) {
           try {
-            await this.waitLeases.renewHeld(lease.lease_id, { provider_job: { id: task.job_ref, state: 'running', observed_at: observedAt } }, null, observed.ageMs);
+            // The session's own listing of its own task: the observer this lease names.
+            await this.waitLeases.renewHeld(lease.lease_id, { provider_job: { id: task.job_ref, state: 'running', observed_at: observedAt } }, null, 'lease_observer', observed.ageMs);
             kept.push(task.job_ref);
             continue;
           } catch (error) {

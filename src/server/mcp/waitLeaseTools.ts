@@ -35,7 +35,7 @@ export function waitLeaseToolRegistrar(service: WaitLeaseService): ToolRegistrar
     if (granted('wait_lease_renew')) {
       register(
         'wait_lease_renew',
-        'Renew a wait-lease with its token and a fresh observation of the awaited target: {pid, start_time} (the server verifies the pid itself) or {provider_job: {id, state: "running", observed_at}}. "Still running" without a target is refused with EVIDENCE_MISSING.',
+        'Renew a wait-lease with its token and evidence about its own target: the pinned {pid, start_time} of a held lease (the server verifies the pid itself), or {provider_job: {id}} naming the lease\'s held provider job (the server observes it; your observed_at is not evidence). Any other process or job, or "still running", is refused with EVIDENCE_MISSING.',
         RenewRequestSchema,
         ({ lease_id: leaseId, ...body }) => service.renew(leaseId, body),
       );

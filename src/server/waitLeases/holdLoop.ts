@@ -84,7 +84,7 @@ export class HoldLoop {
         const grantMs = Math.min(record.declaredTtlMs, service.hardMaxTtlMs);
         const remaining = remainingMsAt(record, clock.read());
         if (remaining > grantMs / 2 && remaining > 2 * this.intervalMs) return;
-        await service.renewHeld(record.id, decision.evidence, decision.pidReading);
+        await service.renewHeld(record.id, decision.evidence, decision.pidReading, 'server');
         result.renewed += 1;
         return;
       }

@@ -7,6 +7,7 @@ import { annotatePane, shouldShowExpiredNotice } from '../../core/waitLease/anno
 import type { ClockDomain, ClockReading } from '../../core/waitLease/clockReading.ts';
 import { DEFAULT_HARD_MAX_TTL_MS } from '../../core/waitLease/grant.ts';
 import { pinPidTarget } from '../../core/waitLease/hold.ts';
+import type { EvidenceSource, PidReading } from '../../core/waitLease/evidence.ts';
 import {
   type LeaseOutcome,
   type ObserverDescription,
@@ -367,13 +368,15 @@ export class WaitLeaseService {
     await this.refuseUnlessOwnedHere(leaseId, 'renew');
     const tokenHash = hashToken(body.token);
     const pid = typeof body.evidence === 'object' && body.evidence !== null ? (body.evidence as { pid?: unknown }).pid : undefined;
+    const { evidence, source } = await this.observedByServer(leaseId, body.evidence);
     const outcome = await this.transition(
       leaseId,
       (record, now) =>
         renewLease(record, {
           tokenHash,
           ttlMs: body.ttl_ms,
-          evidence: body.evidence,
+          evidence,
+          source,
           // The server reads the named pid itself; the caller's word is not evidence.
           pidReading: typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 0 ? pidReadingOf(pid, this.readProcess, now.wallMs) : null,
           authorizedUntil: body.authorized_until,
@@ -384,6 +387,20 @@ export class WaitLeaseService {
     );
     this.options.onDeadlineChanged?.();
     return { lease_id: leaseId, expires_in_ms: outcome.grant.expiresInMs, clamped_by: outcome.grant.clampedBy };
+  }
+
+  /**
+   * A caller's provider-job evidence is its word only. When it names the lease's own provider
+   * observer, the server observes that job itself now and renews on its own observation;
+   * anything else goes to core as the caller's, where it is refused (evidence.ts).
+   */
+  private async observedByServer(leaseId: string, evidence: unknown): Promise<{ evidence: unknown; source: EvidenceSource }> {
+    const job = typeof evidence === 'object' && evidence !== null ? (evidence as { provider_job?: { id?: unknown } }).provider_job : undefined;
+    if (typeof job !== 'object' || job === null) return { evidence, source: 'caller' };
+    const observer = (await this.store.getLease(leaseId))?.record.observer;
+    if (observer?.kind !== 'provider_job' || observer.id !== job.id) return { evidence, source: 'caller' };
+    const answer = await observeProviderJob(observer, this.providerTimeoutMs);
+    return { evidence: { provider_job: { id: observer.id, state: answer.state ?? 'unknown', observed_at: this.clock.read().wallMs } }, source: 'server' };
   }
 
   async release(leaseId: string, token: string, reason?: string): Promise<ReleaseResponse> {
@@ -551,13 +568,25 @@ export class WaitLeaseService {
     return count;
   }
 
-  /** The hold loop's renew: token-free because the server owns this lease's renewals. */
-  /** `ageMs`: how long ago the evidence was observed; the renewal grants no more than it would have then. */
-  async renewHeld(leaseId: string, evidence: Record<string, unknown>, pidReading: import('../../core/waitLease/evidence.ts').PidReading | null, ageMs = 0): Promise<void> {
+  /**
+   * The token-free renew of the server's own observers: the hold loop (`source` server) and a
+   * hook lease's session reporting its task list (`lease_observer`; the caller must have checked
+   * the lease belongs to that session). `ageMs`: how long ago the evidence was observed; the
+   * renewal grants no more than it would have then.
+   */
+  async renewHeld(leaseId: string, evidence: Record<string, unknown>, pidReading: PidReading | null, source: Exclude<EvidenceSource, 'caller'>, ageMs = 0): Promise<void> {
     await this.transition(
       leaseId,
       (record, now) =>
-        renewLease(record, { tokenHash: record.tokenHash, ttlMs: Math.max(1, record.declaredTtlMs - Math.max(0, ageMs)), evidence, pidReading, now, hardMaxTtlMs: this.hardMaxTtlMs }),
+        renewLease(record, {
+          tokenHash: record.tokenHash,
+          ttlMs: Math.max(1, record.declaredTtlMs - Math.max(0, ageMs)),
+          evidence,
+          source,
+          pidReading,
+          now,
+          hardMaxTtlMs: this.hardMaxTtlMs,
+        }),
       'renewed',
     );
     this.options.onDeadlineChanged?.();

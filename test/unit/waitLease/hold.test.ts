@@ -13,7 +13,7 @@ describe('hold loop decisions', () => {
     const step = decideHoldStep(pidLease(), { kind: 'pid', reading: { pid: 4242, startTime: '98765', readAtWallMs: now.wallMs } });
     assert.equal(step.action, 'renew');
     if (step.action !== 'renew') return;
-    expectOk(renew(pidLease(), { tokenHash: 'hash-good', ttlMs: MIN, now, hardMaxTtlMs: HARD_MAX, evidence: step.evidence, pidReading: step.pidReading }));
+    expectOk(renew(pidLease(), { tokenHash: 'hash-good', ttlMs: MIN, now, hardMaxTtlMs: HARD_MAX, evidence: step.evidence, pidReading: step.pidReading, source: 'server' }));
   });
 
   it('releases when the target exits, and when its pid was reused (start time differs)', () => {

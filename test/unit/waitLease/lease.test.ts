@@ -14,11 +14,16 @@ import {
   renew,
 } from '../../../src/core/waitLease/lease.ts';
 import { judgeRestart } from '../../../src/core/waitLease/clockDomain.ts';
-import { HARD_MAX, MIN, WALL0, acquireLease, at, expectOk, expectRefusal, pidProof } from './fixtures.ts';
+import type { AcquireInput } from '../../../src/core/waitLease/lease.ts';
+import { HARD_MAX, MIN, WALL0, at, acquireLease as acquireUnpinned, expectOk, expectRefusal, pidProof } from './fixtures.ts';
+
+/** Pinned on the process pidProof verifies: pid evidence renews only a lease pinned on that process. */
+const PINNED = { kind: 'pid', pid: 4242, startTime: '98765' } as const;
+const acquireLease = (overrides: Partial<AcquireInput> = {}) => acquireUnpinned({ observer: PINNED, ...overrides });
 
 function renewAt(offsetMs: number, extra: Record<string, unknown> = {}) {
   const now = at(offsetMs);
-  return { tokenHash: 'hash-good', ttlMs: 10 * MIN, now, hardMaxTtlMs: HARD_MAX, ...pidProof(now), ...extra };
+  return { tokenHash: 'hash-good', ttlMs: 10 * MIN, now, hardMaxTtlMs: HARD_MAX, source: 'caller' as const, ...pidProof(now), ...extra };
 }
 
 describe('wait-lease acquire', () => {
@@ -72,10 +77,43 @@ describe('wait-lease renew', () => {
     assert.equal(clamped.record.expiresAtBootMs, at(8 * MIN + HARD_MAX).bootMs);
   });
 
-  it('accepts a fresh running provider-job observation', () => {
+  it("accepts a fresh running observation of the lease's own job by the observer the lease names, or by the server", () => {
     const now = at(MIN);
-    const evidence = { provider_job: { id: 'gen-17', state: 'running', observed_at: now.wallMs - 5_000 } };
-    expectOk(renew(acquireLease(), { tokenHash: 'hash-good', ttlMs: MIN, now, hardMaxTtlMs: HARD_MAX, evidence }));
+    const evidence = { provider_job: { id: 'bslbv9989', state: 'running', observed_at: now.wallMs - 5_000 } };
+    expectOk(renew(acquireUnpinned(), { tokenHash: 'hash-good', ttlMs: MIN, now, hardMaxTtlMs: HARD_MAX, evidence, source: 'lease_observer' }));
+    const polled = { provider_job: { id: 'gen-17', state: 'running', observed_at: now.wallMs } };
+    const held = acquireUnpinned({ observer: { kind: 'provider_job', id: 'gen-17', url: 'http://127.0.0.1:9/jobs/gen-17' } });
+    expectOk(renew(held, { tokenHash: 'hash-good', ttlMs: MIN, now, hardMaxTtlMs: HARD_MAX, evidence: polled, source: 'server' }));
+  });
+
+  describe("evidence must be about the lease's own target (issue 8, evidence rule 1)", () => {
+    it("refuses pid evidence for a lease that pins no process, even the renewer's own live process", () => {
+      const outcome = expectRefusal(renew(acquireUnpinned(), renewAt(MIN)), 'EVIDENCE_MISSING');
+      assert.match(outcome.error.message, /pins no process/);
+    });
+
+    it('refuses pid evidence about another live process than the pinned one, and a pinned pid with another start time', () => {
+      const now = at(MIN);
+      const other = expectRefusal(renew(acquireLease(), renewAt(MIN, pidProof(now, 5151, '222'))), 'EVIDENCE_MISSING');
+      assert.match(other.error.message, /not this lease's target/);
+      expectRefusal(renew(acquireLease(), renewAt(MIN, pidProof(now, 4242, '222'))), 'EVIDENCE_MISSING');
+    });
+
+    it('refuses a provider observation naming another job than the lease, whoever observed it', () => {
+      const now = at(MIN);
+      const evidence = { provider_job: { id: 'made-up', state: 'running', observed_at: now.wallMs } };
+      for (const source of ['caller', 'lease_observer', 'server'] as const) {
+        const outcome = expectRefusal(renew(acquireUnpinned(), renewAt(MIN, { evidence, source })), 'EVIDENCE_MISSING');
+        assert.match(outcome.error.message, /not this lease's job/);
+      }
+    });
+
+    it("refuses the caller's own word about the lease's own job: a caller-supplied observed_at is not an observation", () => {
+      const now = at(MIN);
+      const evidence = { provider_job: { id: 'bslbv9989', state: 'running', observed_at: now.wallMs } };
+      const outcome = expectRefusal(renew(acquireUnpinned(), renewAt(MIN, { evidence, source: 'caller' })), 'EVIDENCE_MISSING');
+      assert.match(outcome.error.message, /reported by the caller/);
+    });
   });
 
   it('refuses a wrong token with TOKEN_MISMATCH and changes nothing', () => {
@@ -100,10 +138,10 @@ describe('wait-lease renew', () => {
       ['a pid that is no longer running', { pidReading: { pid: 4242, startTime: null, readAtWallMs: at(MIN).wallMs } }],
       ['a reused pid (other start time)', { pidReading: { pid: 4242, startTime: '11111', readAtWallMs: at(MIN).wallMs } }],
       ['a stale pid reading', { pidReading: { pid: 4242, startTime: '98765', readAtWallMs: at(MIN).wallMs - 2 * MIN } }],
-      ['a provider job without id', { evidence: { provider_job: { state: 'running', observed_at: at(MIN).wallMs } } }],
-      ['a finished provider job', { evidence: { provider_job: { id: 'g', state: 'finished', observed_at: at(MIN).wallMs } } }],
-      ['a stale provider-job observation', { evidence: { provider_job: { id: 'g', state: 'running', observed_at: at(MIN).wallMs - 5 * MIN } } }],
-      ['a provider-job observation from the future', { evidence: { provider_job: { id: 'g', state: 'running', observed_at: at(MIN).wallMs + MIN } } }],
+      ['a provider job without id', { evidence: { provider_job: { state: 'running', observed_at: at(MIN).wallMs } }, source: 'lease_observer' }],
+      ['a finished provider job', { evidence: { provider_job: { id: 'bslbv9989', state: 'finished', observed_at: at(MIN).wallMs } }, source: 'lease_observer' }],
+      ['a stale provider-job observation', { evidence: { provider_job: { id: 'bslbv9989', state: 'running', observed_at: at(MIN).wallMs - 5 * MIN } }, source: 'lease_observer' }],
+      ['a provider-job observation from the future', { evidence: { provider_job: { id: 'bslbv9989', state: 'running', observed_at: at(MIN).wallMs + MIN } }, source: 'lease_observer' }],
     ];
     for (const [name, extra] of cases) {
       it(`refuses ${name} with EVIDENCE_MISSING and remembers the refusal`, () => {
@@ -117,8 +155,8 @@ describe('wait-lease renew', () => {
 
     it('honours a custom freshness window', () => {
       const now = at(MIN);
-      const evidence = { provider_job: { id: 'g', state: 'running', observed_at: now.wallMs - 20_000 } };
-      const base = { tokenHash: 'hash-good', ttlMs: MIN, now, hardMaxTtlMs: HARD_MAX, evidence };
+      const evidence = { provider_job: { id: 'bslbv9989', state: 'running', observed_at: now.wallMs - 20_000 } };
+      const base = { tokenHash: 'hash-good', ttlMs: MIN, now, hardMaxTtlMs: HARD_MAX, evidence, source: 'lease_observer' as const };
       expectRefusal(renew(acquireLease(), { ...base, freshnessMs: 10_000 }), 'EVIDENCE_MISSING');
       expectOk(renew(acquireLease(), { ...base, freshnessMs: 30_000 }));
     });

@@ -95,7 +95,7 @@ describe('pane verdict', () => {
   });
 
   it('EVIDENCE_MISSING after a renewal refused for lack of evidence (refuse renewal)', () => {
-    const refused = expectRefusal(renew(acquireLease(), { tokenHash: 'hash-good', ttlMs: MIN, evidence: { alive: true }, now: at(MIN), hardMaxTtlMs: HARD_MAX }), 'EVIDENCE_MISSING').record;
+    const refused = expectRefusal(renew(acquireLease(), { tokenHash: 'hash-good', ttlMs: MIN, evidence: { alive: true }, now: at(MIN), hardMaxTtlMs: HARD_MAX, source: 'caller' }), 'EVIDENCE_MISSING').record;
     const verdict = verdictOf('idle', [refused], 2 * MIN);
     assert.deepEqual(verdict.reasons.map((r) => r.code), ['EVIDENCE_MISSING']);
     assert.equal(verdict.disposition, 'refuse_renewal');
