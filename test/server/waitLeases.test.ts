@@ -11,6 +11,7 @@ import { readProcessInfo } from '../../src/server/observe/processInfo.ts';
 import { dispositionOf, strongestDisposition } from '../../src/core/waitLease/reasons.ts';
 import { kindForConsumers } from '../../src/core/waitLease/jobType.ts';
 import type { ChangeEvent } from '../../src/server/events.ts';
+import { NO_NEWS_BOUND_MS } from '../../src/core/waitLease/lease.ts';
 import { storageTargets } from '../support/storage.ts';
 import { rejection, startTestServer, type TestServer } from '../support/server.ts';
 
@@ -329,6 +330,45 @@ for (const target of storageTargets) {
         } finally {
           provider.close();
         }
+      });
+    });
+
+    // Issue 8 item 3: a lease with no verifiable target reads waiting for at most the no-news
+    // bound after its last news, not for its whole TTL.
+    describe('the no-news bound', () => {
+      it('an unverifiable lease is degraded by the sweeper at the bound (an event, LEASE_STALE, no suppressed alarm); a pinned one is not', async () => {
+        await t.client.registerPane({ name: 'P', source: 'cli' });
+        await t.client.setPaneDisplay('P', 'idle');
+        const declared = await acquire('declared', { ttl_ms: 60 * MIN });
+        const pinned = await held('pinned', { ttl_ms: 60 * MIN });
+        const events: ChangeEvent[] = [];
+        const unsubscribe = t.server.bus.subscribe((event) => events.push(event));
+        t.leaseClock.advance(NO_NEWS_BOUND_MS - 1);
+        await t.server.expirySweeper.runOnce();
+        assert.equal((await t.client.paneVerdict('P')).reading, 'waiting');
+        assert.equal(events.length, 0);
+        t.leaseClock.advance(1);
+        await t.server.expirySweeper.runOnce();
+        unsubscribe();
+        assert.deepEqual(
+          events.map((event) => `${event.type}:${'change' in event ? event.change : ''}:${'lease_id' in event ? String(event.lease_id) : ''}`),
+          [`lease.changed:degraded:${declared.lease_id}`],
+        );
+        const view = await t.client.getWaitLease(declared.lease_id);
+        assert.equal(view.state, 'degraded');
+        assert.match(view.state_reason ?? '', /no news for 10m/);
+        assert.equal((await t.client.getWaitLease(pinned.lease_id)).state, 'active', 'the hold loop judges a pinned target');
+        const verdict = await t.client.paneVerdict('P');
+        assert.ok(verdict.reasons.some((reason) => reason.code === 'LEASE_STALE' && reason.lease_id === declared.lease_id));
+        assert.equal(verdict.disposition, 'reverify_then_page');
+        // Still waiting on the pinned job; the unverifiable one no longer counts.
+        assert.deepEqual(verdict.leases.filter((lease) => lease.valid).map((lease) => lease.job_ref), ['pinned']);
+      });
+
+      it("the sweeper's timer is armed at the bound: no backstop tick is needed", async () => {
+        await acquire('declared', { ttl_ms: 60 * MIN });
+        const delay = await t.server.waitLeases.store.nextNoNewsInMs(t.leaseClock.read(), t.server.waitLeases.machineId, NO_NEWS_BOUND_MS);
+        assert.equal(delay, NO_NEWS_BOUND_MS);
       });
     });
 

@@ -434,11 +434,14 @@ export function renew(record: WaitLeaseRecord, input: RenewInput): LeaseOutcome<
   }
 
   const grant = clampGrant({ now, ttlMs, hardMaxTtlMs: input.hardMaxTtlMs, ceiling });
+  // The renewal counts as of its observation (a replayed listing is older news than its replay),
+  // so the no-news bound runs from when the job was last seen.
+  const age = Math.max(0, now.wallMs - observation.observedAtWallMs);
   const next: WaitLeaseRecord = {
     ...bounded,
     state: 'active',
     stateReason: null,
-    renewedAt: instantOf(now),
+    renewedAt: { bootMs: now.bootMs - age, wallMs: now.wallMs - age, bootId: now.domain.bootId },
     renewCount: bounded.renewCount + 1,
     expiresAtBootMs: grant.expiresAtBootMs,
     expiresAtWallMs: grant.expiresAtWallMs,
@@ -521,6 +524,41 @@ export function degrade(record: WaitLeaseRecord, input: { reason: string; now: C
   return { ...swept, state: 'degraded', stateReason: input.reason };
 }
 
+// ---------------------------------------------------------------------------------------------
+// the no-news bound (issue 8 item 3)
+
+/**
+ * How long a lease that names no target the server can verify (observer `none`: a hook's
+ * declared subagent, a Bash whose process was not found, a CLI acquire) may go without news
+ * (its grant, or a renewal on its own session's listing) and still read "waiting". Past it the
+ * lease is degraded: nothing vouches that its job still runs, so it no longer suppresses a
+ * stall alarm for the rest of its TTL. A pinned target is checked by the hold loop instead.
+ */
+export const NO_NEWS_BOUND_MS = 10 * 60_000;
+
+/** The boot-clock instant at which an active unverifiable lease stops reading waiting; null when the bound does not apply. */
+export function noNewsDeadlineBootMs(record: WaitLeaseRecord, boundMs: number): number | null {
+  if (record.state !== 'active' || record.observer.kind !== 'none') return null;
+  return (record.renewedAt ?? record.grantedAt).bootMs + boundMs;
+}
+
+/**
+ * Degrades an active lease with no verifiable target once `boundMs` passed without news. Judged
+ * on the boot clock within the lease's domain (another domain is the clock watcher's to judge);
+ * the same object when nothing is due.
+ */
+export function degradeIfNoNews(record: WaitLeaseRecord, now: ClockReading, boundMs: number): WaitLeaseRecord {
+  const deadline = noNewsDeadlineBootMs(record, boundMs);
+  if (deadline === null || !sameDomain(record.clockDomain, now.domain) || now.bootMs < deadline) return record;
+  const news = record.renewedAt === null ? 'its grant' : 'its last renewal';
+  const minutes = Math.round(boundMs / 60_000);
+  const bound = minutes >= 1 ? `${minutes}m` : `${Math.round(boundMs / 1000)}s`;
+  return degrade(record, {
+    reason: `no news for ${bound} since ${news}: the lease names no target the server can verify, so it no longer vouches that the job runs`,
+    now,
+  });
+}
+
 /**
  * The clock cannot vouch for this lease (reboot, unverifiable restart, unexplained
  * discontinuity). Not swept first on purpose: the boot clock is the thing in doubt.
@@ -554,10 +592,12 @@ export function consumeExpiredNotice(record: WaitLeaseRecord, now: ClockReading)
 
 /**
  * The lease as it stands at `now`, for views only (never persisted by itself): swept if due,
- * and UNKNOWN when the reading comes from another clock domain than the one it was granted in.
+ * degraded past the no-news bound, and UNKNOWN when the reading comes from another clock domain
+ * than the one it was granted in.
  */
 export function leaseAt(record: WaitLeaseRecord, now: ClockReading): WaitLeaseRecord {
   const swept = expireIfDue(record, now);
-  if (swept.state === 'ended' || sameDomain(record.clockDomain, now.domain)) return swept;
+  // The no-news bound is judged here too, so a read between sweeps already tells the truth.
+  if (swept.state === 'ended' || sameDomain(record.clockDomain, now.domain)) return degradeIfNoNews(swept, now, NO_NEWS_BOUND_MS);
   return markUnknown(swept, { reason: 'granted in another clock domain', now });
 }

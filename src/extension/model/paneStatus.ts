@@ -72,7 +72,11 @@ export function recordFromView(view: LeaseViewWire, readAt: LocalInstant, notice
     declaredTtlMs: Math.max(1, view.remaining_ms),
     grantedAt,
     clockDomain: LOCAL_DOMAIN,
-    renewedAt: null,
+    // The last news (core's no-news bound counts from it): the last evidence, on the local timeline.
+    renewedAt:
+      view.last_evidence_at === null
+        ? null
+        : { bootMs: reading.bootMs - Math.max(0, reading.wallMs - view.last_evidence_at), wallMs: view.last_evidence_at, bootId: LOCAL_DOMAIN.bootId },
     renewCount: view.renew_count,
     // remaining_ms already is the stricter of TTL and ceiling: it alone drives the countdown.
     expiresAtBootMs: reading.bootMs + view.remaining_ms,

@@ -1,9 +1,11 @@
-// Ends wait-leases whose time is up. Event-driven like the claim reaper (maintenance/
+// Ends wait-leases whose time is up, and degrades those with no verifiable target once the
+// no-news bound passed (core lease.ts). Event-driven like the claim reaper (maintenance/
 // deadlineScheduler.ts): a timer armed at the nearest deadline of any live lease (re-armed
 // whenever a grant changes it), plus a periodic backstop sweep. runOnce is the whole job; start/stop only schedule it. Deadlines are on the
 // lease clock, whose milliseconds run at the same rate as the timers' clock. Team mode: only
 // this machine's leases are judged (their deadlines are on its boot clock); another
 // machine's are judged by their owner, or made UNKNOWN when it goes silent (machineRegistry).
+import { NO_NEWS_BOUND_MS } from '../../core/waitLease/lease.ts';
 import type { LeaseClock } from '../clock/leaseClock.ts';
 import { DeadlineScheduler } from '../maintenance/deadlineScheduler.ts';
 import type { WaitLeaseService } from './waitLeaseService.ts';
@@ -23,14 +25,37 @@ export class ExpirySweeper {
     this.options = options;
     this.schedule = new DeadlineScheduler({
       run: () => this.runOnce(),
-      nextDelayMs: () => options.service.store.nextDeadlineInMs(options.clock.read(), options.service.machineId),
+      nextDelayMs: async () => {
+        const now = options.clock.read();
+        const delays = [
+          await options.service.store.nextDeadlineInMs(now, options.service.machineId),
+          await options.service.store.nextNoNewsInMs(now, options.service.machineId, NO_NEWS_BOUND_MS),
+        ].filter((delay): delay is number => delay !== null);
+        return delays.length === 0 ? null : Math.min(...delays);
+      },
       backstopIntervalMs: options.backstopIntervalMs ?? 2000,
       onError: options.onError,
     });
   }
 
-  /** Expires every lease due now; returns how many were ended. */
+  /** Expires every lease due now, then degrades those past the no-news bound; returns how many were ended. */
   async runOnce(): Promise<number> {
+    const ended = await this.expireDue();
+    await this.degradeNoNews();
+    return ended;
+  }
+
+  /** Degrades unverifiable leases whose no-news bound passed (lease.ts); returns how many. */
+  async degradeNoNews(): Promise<number> {
+    const { service, clock } = this.options;
+    let degraded = 0;
+    for (const stored of await service.store.noNewsCandidates(clock.read(), service.machineId, NO_NEWS_BOUND_MS)) {
+      if (await service.degradeIfNoNews(stored.record.id).catch(() => false)) degraded += 1;
+    }
+    return degraded;
+  }
+
+  private async expireDue(): Promise<number> {
     const { service, clock } = this.options;
     let total = 0;
     for (;;) {

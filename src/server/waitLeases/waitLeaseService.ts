@@ -15,6 +15,8 @@ import {
   acquire as acquireLease,
   consumeExpiredNotice,
   degrade,
+  NO_NEWS_BOUND_MS,
+  degradeIfNoNews,
   expireIfDue,
   leaseAt,
   lowerCeiling as lowerLeaseCeiling,
@@ -525,6 +527,19 @@ export class WaitLeaseService {
         return { ok: true, record: next, changed: next !== record };
       },
       'expired',
+    );
+    return changed;
+  }
+
+  /** Degrades the lease when its no-news bound has passed (core's degradeIfNoNews); true when it changed. */
+  async degradeIfNoNews(leaseId: string): Promise<boolean> {
+    const { changed } = await this.transitionWithReading(
+      leaseId,
+      (record, now) => {
+        const next = degradeIfNoNews(record, now, NO_NEWS_BOUND_MS);
+        return { ok: true, record: next, changed: next !== record };
+      },
+      'degraded',
     );
     return changed;
   }

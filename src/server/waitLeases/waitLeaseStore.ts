@@ -211,6 +211,12 @@ function json<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
 }
 
+/** Rows granted in `domain` (same boot, same clock semantics). */
+function domainClause(domain: ClockDomain): { clause: string; params: SqlValue[] } {
+  const boot = domain.bootId === null ? 'clock_boot_id IS NULL' : 'clock_boot_id = ?';
+  return { clause: `${boot} AND clock_counts_suspend = ?`, params: domain.bootId === null ? [domain.countsSuspend] : [domain.bootId, domain.countsSuspend] };
+}
+
 function toStored(row: LeaseRow): StoredLease {
   const num = (value: number | null) => (value === null ? null : Number(value));
   const record: WaitLeaseRecord = {
@@ -516,6 +522,29 @@ export class WaitLeaseStore {
     return rows.map(toStored);
   }
 
+  /** Active leases with no verifiable target, of `machineId` in `now`'s clock domain, whose last news is at least `boundMs` old (core's degradeIfNoNews decides). */
+  async noNewsCandidates(now: ClockReading, machineId: string, boundMs: number, limit = 500): Promise<StoredLease[]> {
+    const { clause, params } = domainClause(now.domain);
+    const rows = await this.db.all<LeaseRow>(
+      `${SELECT_LEASE} WHERE state = 'active' AND observer_kind = 'none' AND machine_id = ? AND ${clause}
+       AND COALESCE(renewed_boot_ms, granted_boot_ms) <= ? ORDER BY id LIMIT ${limit}`,
+      [machineId, ...params, Math.floor(now.bootMs - boundMs)],
+    );
+    return rows.map(toStored);
+  }
+
+  /** When the next no-news bound falls due (ms from `now`), among this machine's active unverifiable leases in `now`'s domain; null when none. */
+  async nextNoNewsInMs(now: ClockReading, machineId: string, boundMs: number): Promise<number | null> {
+    const { clause, params } = domainClause(now.domain);
+    const row = await first<{ news: number | null }>(
+      this.db,
+      `SELECT MIN(COALESCE(renewed_boot_ms, granted_boot_ms)) AS news FROM wait_leases WHERE state = 'active' AND observer_kind = 'none' AND machine_id = ? AND ${clause}`,
+      [machineId, ...params],
+    );
+    if (!row || row.news === null) return null;
+    return Math.max(0, Number(row.news) + boundMs - now.bootMs);
+  }
+
   /** The nearest deadline of any live lease of `machineId`, as ms from `now` (null when none is live). */
   async nextDeadlineInMs(now: ClockReading, machineId: string): Promise<number | null> {
     const row = await first<{ boot: number | null; wall: number | null; ceiling_boot: number | null; ceiling_wall: number | null }>(
@@ -539,12 +568,11 @@ export class WaitLeaseStore {
 
   /** Active and degraded leases granted on `machineId` in `domain` (the ones its clock judgement can make UNKNOWN). */
   async liveLeasesInDomain(domain: ClockDomain, machineId: string): Promise<StoredLease[]> {
-    const bootClause = domain.bootId === null ? 'clock_boot_id IS NULL' : 'clock_boot_id = ?';
-    const params: SqlValue[] = domain.bootId === null ? [domain.countsSuspend] : [domain.bootId, domain.countsSuspend];
-    const rows = await this.db.all<LeaseRow>(
-      `${SELECT_LEASE} WHERE state IN ('active', 'degraded') AND ${bootClause} AND clock_counts_suspend = ? AND machine_id = ? ORDER BY id`,
-      [...params, machineId],
-    );
+    const { clause, params } = domainClause(domain);
+    const rows = await this.db.all<LeaseRow>(`${SELECT_LEASE} WHERE state IN ('active', 'degraded') AND ${clause} AND machine_id = ? ORDER BY id`, [
+      ...params,
+      machineId,
+    ]);
     return rows.map(toStored);
   }
 

@@ -13,7 +13,15 @@ describe('extension: pane status line', () => {
   it('counts down on the local clock between server reads', () => {
     const snapshot = { pane: paneView([leaseView()]), readAt: READ_AT };
     assert.equal(paneStatus(snapshot, later(2 * MIN + 1), NO_NOTICES).text, 'idle · awaiting bslbv9989 (npm test), 10m left');
-    assert.equal(paneStatus(snapshot, later(12 * MIN - 30_000), NO_NOTICES).text, 'idle · awaiting bslbv9989 (npm test), 30s left');
+    assert.equal(paneStatus(snapshot, later(10 * MIN - 30_000), NO_NOTICES).text, 'idle · awaiting bslbv9989 (npm test), 3m left');
+  });
+
+  it('an unverifiable lease stops reading "awaiting" at the no-news bound on the local clock too (issue 8 item 3)', () => {
+    const snapshot = { pane: paneView([leaseView({ remaining_ms: 30 * MIN, running_ms: 4 * MIN, last_evidence_at: READ_AT.wallMs - MIN })]), readAt: READ_AT };
+    assert.match(paneStatus(snapshot, later(9 * MIN - 1), NO_NOTICES).text, /awaiting bslbv9989/, 'news a minute before the read: 9m to go');
+    const stale = paneStatus(snapshot, later(9 * MIN), NO_NOTICES);
+    assert.equal(stale.text, 'idle · lease degraded');
+    assert.equal(stale.attention, 'warning');
   });
 
   it('summarises several leases', () => {
