@@ -54,6 +54,18 @@ for (const target of storageTargets) {
       assert.deepEqual(answer.results.map((result) => [result.ok, result.error?.code]), [[false, 'not_found'], [false, 'not_found'], [true, undefined]]);
     });
 
+    it('a Stop listing taken around an observed end (SubagentStop) does not start a second lease for the finished agent', async () => {
+      const bind = { op: 'bind_session', session_id: 's7', pane_hint: { env_pane: 'p7', ancestry: [] } };
+      const launch = { op: 'acquire', session_id: 's7', job_ref: 'agent-1', job_type: 'subagent', kind: 'declared', ttl_ms: 600_000 };
+      const stopped = { op: 'release', session_id: 's7', job_ref: 'agent-1', end_reason: 'released', note: 'the subagent stopped (SubagentStop)', observed_end: true };
+      await post({ id: newEventId(), ops: [bind, launch, stopped] });
+      const running = [{ job_ref: 'agent-1', job_type: 'subagent', ttl_ms: 600_000, evidence: 'listed as running in background_tasks' }];
+      const listing = await post({ id: newEventId(), ops: [{ op: 'reconcile', session_id: 's7', running, finished: [], release_unlisted: true }] });
+      assert.deepEqual(listing.results[0]!.detail?.stale_listed, ['agent-1']);
+      const leases = (await t.client.call<{ leases: Array<{ state: string }> }>('GET', '/api/v1/wait-leases', { query: { session_id: 's7' } })).leases;
+      assert.deepEqual(leases.map((lease) => lease.state), ['ended'], 'one run, one lease');
+    });
+
     it('a replayed event is judged as of when it was observed: it never grants more than it would have then (issue 8 evidence rule)', async () => {
       const leases = async () => (await t.client.call<{ leases: Array<{ job_ref: string; state: string; remaining_ms: number; renew_count: number }> }>('GET', '/api/v1/wait-leases', { query: { session_id: 's9' } })).leases;
       const bind = { op: 'bind_session', session_id: 's9', pane_hint: { env_pane: 'p9', ancestry: [] } };

@@ -379,6 +379,8 @@ export class HookEventService {
 
   private async reconcile(op: Extract<HookOp, { op: 'reconcile' }>, observed: Observation): Promise<Detail> {
     const live = await this.liveLeases(op.session_id);
+    const endedObserved = await this.observedEnds(op.session_id, live);
+    const stale: string[] = [];
     // The listing's own time: a stale replayed listing is refused as evidence (EVIDENCE_MISSING).
     const observedAt = observed.atWallMs;
     const kept: string[] = [];
@@ -406,6 +408,13 @@ export class HookEventService {
           }
         }
         if (task.ttl_ms - observed.ageMs <= 0) continue; // would have expired by now
+        // Its end was observed already (SubagentStop, a task-notification): a listing taken
+        // around that moment is stale, not a new run. (A resumed agent comes back through
+        // SubagentStart, a Bash task id never runs twice.)
+        if (!lease && endedObserved.has(task.job_ref)) {
+          stale.push(task.job_ref);
+          continue;
+        }
         await this.grant(op.session_id, task.job_ref, task.job_type, task.ttl_ms - observed.ageMs, task.description);
         acquired.push(task.job_ref);
       } catch (error) {
@@ -422,7 +431,20 @@ export class HookEventService {
       // Gone from the listing: it ended at some unobserved time since the last look.
       if (await this.endLease(lease.lease_id, 'ended unobserved: task no longer listed in Stop background_tasks', false)) released.push(jobRef);
     }
-    return { kept, acquired, released, ...(failed.length ? { failed } : {}) };
+    return { kept, acquired, released, ...(stale.length ? { stale_listed: stale } : {}), ...(failed.length ? { failed } : {}) };
+  }
+
+  /** Job refs of this session whose latest lease ended on an observed end (released), and that have no live lease. */
+  private async observedEnds(sessionId: string, live: Map<string, unknown>): Promise<Set<string>> {
+    // The latest lease per job_ref is the one granted most recently: the shortest running_ms.
+    const latest = new Map<string, { runningMs: number; released: boolean }>();
+    for (const view of await this.waitLeases.listLeases({ sessionId })) {
+      if (live.has(view.job_ref) || view.state !== 'ended') continue;
+      const seen = latest.get(view.job_ref);
+      const runningMs = view.running_ms ?? 0;
+      if (!seen || runningMs <= seen.runningMs) latest.set(view.job_ref, { runningMs, released: view.end_reason === 'released' });
+    }
+    return new Set([...latest].filter(([, entry]) => entry.released).map(([jobRef]) => jobRef));
   }
 
   private async release(sessionId: string, jobRef: string, reason: string): Promise<Detail> {
