@@ -12,7 +12,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { packageVsix } from '../../bench/extension.ts';
+import { packageVsix } from '../../scripts/packageVsix.ts';
 import { percentile } from '../../bench/stats.ts';
 import type { LeaseholdClient } from '../../src/client/client.ts';
 import { connect } from '../../src/cli/connect.ts';
@@ -375,8 +375,8 @@ describe('Leasehold extension in a real workbench (code-server + Chromium)', fun
     await workbench.screenshot('extension-8-blocked-notification');
     await clickNotificationAction(workbench, /needs you/, 'Show Terminal');
     // The hook terminal is now the active one: the item shows its own line, blocked.
-    const line = await workbench.waitForStatusBarText(PANE_ITEM, /^\S*\s*blocked\b/);
-    assert.match(line, new RegExp(`awaiting ${HOOK_JOB_REF}`));
+    // Wait for the pane's own line: the summary ("1 blocked") matches a bare /blocked/ too.
+    await workbench.waitForStatusBarText(PANE_ITEM, new RegExp(`^\\S*\\s*blocked\\b.*awaiting ${HOOK_JOB_REF}`));
     await workbench.step('the hook terminal is the active one', () =>
       workbench.waitFor('the active terminal\'s shell is the hook pane\'s', async () => {
         const pane = await client.getPane(hookPane!);
@@ -413,7 +413,8 @@ describe('Leasehold extension in a real workbench (code-server + Chromium)', fun
       await workbench.page.keyboard.press('ArrowRight');
       await workbench.waitForTreeItem(`claimed by ${slug}-w`);
       await workbench.screenshot('extension-9-todos-view');
-      // The human requeues it from the view: the old holder's complete is fenced (lease_lapsed).
+      // The human requeues it from the view: the old holder's complete is fenced, and the refusal
+      // says why (claim_ended, ended by a requeue; issue 13 made this code truthful).
       await workbench.step('click the Requeue Todo… action on the todo', async () => {
         const row = workbench.treeItem(title);
         await row.hover();
@@ -428,7 +429,8 @@ describe('Leasehold extension in a real workbench (code-server + Chromium)', fun
       await todoDescription(workbench, title, /^queued · 1 attempt · epoch 1$/);
       const complete = await mcp.call('complete', { todo_id: todo.id, claim_epoch: (claim.value as { claim_epoch: number }).claim_epoch });
       assert.equal(complete.isError, true);
-      assert.match(JSON.stringify(complete.value), /lease_lapsed/);
+      assert.match(JSON.stringify(complete.value), /"code":"claim_ended"/);
+      assert.match(JSON.stringify(complete.value), /"ended_by":"requeued"/);
       await workbench.screenshot('extension-9-todos-requeued');
     } finally {
       await mcp.close();

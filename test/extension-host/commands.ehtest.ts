@@ -139,11 +139,34 @@ describe('Leasehold extension (in the extension host)', function () {
     assert.ok(!fs.existsSync(file) || !fs.readFileSync(file, 'utf8').includes('# leasehold hook'), 'no Leasehold entry left');
   });
 
+  it("a changed leasehold.hookTtl.shell reaches the window's hook settings file, which open terminals' hooks read", async () => {
+    const config = vscode.workspace.getConfiguration('leasehold');
+    const file = path.join(leasehold.runtimeDir, 'windows', `${leasehold.windowSession.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 128)}.hook-settings.json`);
+    const read = () => {
+      try {
+        return JSON.parse(fs.readFileSync(file, 'utf8')) as { ttl: Record<string, string> };
+      } catch {
+        return undefined;
+      }
+    };
+    try {
+      await config.update('hookTtl.shell', '7m', vscode.ConfigurationTarget.Global);
+      const written = await until('the window file with shell 420s', () => (read()?.ttl.shell === '420s' ? read() : undefined));
+      assert.equal(written.ttl.subagent, '3600s');
+      assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    } finally {
+      await config.update('hookTtl.shell', undefined, vscode.ConfigurationTarget.Global);
+    }
+    await until('the window file back at 1800s', () => read()?.ttl.shell === '1800s');
+  });
+
   it('shows the lease ledger as a read-only markdown document', async () => {
     const result = await run('leasehold.showLedger');
     assert.equal(result.error, undefined, result.error?.message);
-    const editor = vscode.window.activeTextEditor;
-    assert.equal(editor?.document.uri.scheme, 'leasehold-ledger');
-    assert.match(editor?.document.getText() ?? '', /Leasehold wait-lease ledger/);
+    // The ledger opens as a rendered Markdown preview (a webview, not a text editor): its source
+    // is the read-only leasehold-ledger document the preview renders.
+    const document = vscode.workspace.textDocuments.find((candidate) => candidate.uri.scheme === 'leasehold-ledger');
+    assert.equal(document?.uri.scheme, 'leasehold-ledger');
+    assert.match(document?.getText() ?? '', /Leasehold wait-lease ledger/);
   });
 });

@@ -2,8 +2,10 @@
 // "Leasehold" category, settings with descriptions, menus naming only contributed commands and
 // the context values the tree models set, the welcome view's vend button, engines.vscode.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packageVsix } from '../../../scripts/packageVsix.ts';
 import { TODO_CONTEXT } from '../../../src/extension/model/todos.ts';
 import { ENDPOINT_CONTEXT } from '../../../src/extension/model/treeModels.ts';
 
@@ -86,5 +88,19 @@ describe('extension: package.json contributes', () => {
     assert.equal(manifest.main, './dist/extension.cjs');
     assert.deepEqual(manifest.activationEvents, ['onStartupFinished']);
     assert.match(readFileSync(new URL('.vscodeignore', root), 'utf8'), /^!dist\/extension\.cjs$/m);
+  });
+
+  it('npm run package builds a .vsix of only what runs, although package.json lists files for npm pack', function () {
+    this.timeout(120_000);
+    // vsce refuses `files` together with .vscodeignore; scripts/packageVsix.ts stages a manifest without it.
+    assert.ok(Array.isArray(manifest.files), 'package.json keeps `files` for npm pack');
+    const vsix = packageVsix();
+    try {
+      assert.ok(vsix.files.includes('extension/dist/extension.cjs') || vsix.files.includes('dist/extension.cjs'), vsix.files.join(', '));
+      assert.ok(!vsix.files.some((file) => /(^|\/)(src|node_modules|test)\//.test(file)), `only what runs: ${vsix.files.join(', ')}`);
+      assert.ok(vsix.bytes > 0);
+    } finally {
+      rmSync(path.dirname(vsix.file), { recursive: true, force: true });
+    }
   });
 });
