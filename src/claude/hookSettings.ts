@@ -1,6 +1,8 @@
 // Per-job-type TTLs and the Stop display state for the hook: defaults, overlaid by an
-// optional <runtime dir>/hook-settings.json, overlaid by LEASEHOLD_HOOK_* environment
-// variables. Every TTL is bounded (MAX_HOOK_TTL_MS); a bad value falls back to the default
+// optional <runtime dir>/hook-settings.json, overlaid by the VS Code window's own file
+// (<runtime dir>/windows/<LEASEHOLD_VSCODE_WINDOW>.hook-settings.json, which the extension
+// rewrites whenever leasehold.hookTtl.* changes, so terminals already open follow the setting),
+// overlaid by LEASEHOLD_HOOK_* environment variables. Every TTL is bounded (MAX_HOOK_TTL_MS); a bad value falls back to the default
 // with a warning, because a hook must never fail Claude Code over its own configuration.
 //
 // hook-settings.json: {"ttl": {"shell": "45m", "subagent": 5400000}, "stop_display_state": "done"}
@@ -9,6 +11,7 @@
 // A TTL is a duration ("90s", "45m", "2h", bare seconds "3600") or, in JSON, a number of ms.
 import { join } from 'node:path';
 import { parseDurationSeconds } from '../core/duration.ts';
+import { runtimeFiles } from '../runtime/paths.ts';
 import { DEFAULT_HOOK_SETTINGS, JOB_TYPES, MAX_HOOK_TTL_MS } from './hookInput.ts';
 import type { HookSettings, JobType } from './hookInput.ts';
 import { nodeFs } from '../runtime/builtins.ts';
@@ -52,27 +55,40 @@ function stopState(value: unknown, where: string, warnings: string[]): HookSetti
   return undefined;
 }
 
-export function loadHookSettings(runtimeDir: string, env: NodeJS.ProcessEnv = process.env): LoadedHookSettings {
-  const warnings: string[] = [];
-  const settings: HookSettings = structuredClone(DEFAULT_HOOK_SETTINGS);
-  const path = join(runtimeDir, HOOK_SETTINGS_FILE);
-  let file: Record<string, unknown> = {};
+/** A settings file's object, {} when it does not exist; anything else unreadable is a warning. */
+function readSettingsFile(path: string, warnings: string[]): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) file = parsed as Record<string, unknown>;
-    else warnings.push(`${path}: must hold a JSON object; ignored`);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    warnings.push(`${path}: must hold a JSON object; ignored`);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') warnings.push(`${path}: ${(error as Error).message}; ignored`);
   }
+  return {};
+}
+
+function overlayFile(settings: HookSettings, path: string, warnings: string[]): void {
+  const file = readSettingsFile(path, warnings);
   const fileTtl = file.ttl !== null && typeof file.ttl === 'object' ? (file.ttl as Record<string, unknown>) : {};
   for (const jobType of JOB_TYPES as readonly JobType[]) {
     const fromFile = ttlMs(fileTtl[jobType], `${path} ttl.${jobType}`, warnings);
     if (fromFile !== undefined) settings.ttlMsByJobType[jobType] = fromFile;
+  }
+  const state = stopState(file.stop_display_state, `${path} stop_display_state`, warnings);
+  if (state !== undefined) settings.stopDisplayState = state;
+}
+
+export function loadHookSettings(runtimeDir: string, env: NodeJS.ProcessEnv = process.env): LoadedHookSettings {
+  const warnings: string[] = [];
+  const settings: HookSettings = structuredClone(DEFAULT_HOOK_SETTINGS);
+  overlayFile(settings, join(runtimeDir, HOOK_SETTINGS_FILE), warnings);
+  if (env.LEASEHOLD_VSCODE_WINDOW) overlayFile(settings, runtimeFiles.windowHookSettings(runtimeDir, env.LEASEHOLD_VSCODE_WINDOW), warnings);
+  for (const jobType of JOB_TYPES as readonly JobType[]) {
     const envName = `LEASEHOLD_HOOK_TTL_${jobType.toUpperCase()}`;
     const fromEnv = env[envName] === undefined || env[envName] === '' ? undefined : ttlMs(env[envName], envName, warnings);
     if (fromEnv !== undefined) settings.ttlMsByJobType[jobType] = fromEnv;
   }
-  const state = stopState(env.LEASEHOLD_HOOK_STOP_STATE || undefined, 'LEASEHOLD_HOOK_STOP_STATE', warnings) ?? stopState(file.stop_display_state, `${path} stop_display_state`, warnings);
+  const state = stopState(env.LEASEHOLD_HOOK_STOP_STATE || undefined, 'LEASEHOLD_HOOK_STOP_STATE', warnings);
   if (state !== undefined) settings.stopDisplayState = state;
   return { settings, warnings };
 }

@@ -6,13 +6,15 @@
 // start() runs in the background.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LeaseholdClient } from '../client/client.ts';
 import type { EndpointView, TodoView } from '../core/wire/claims.ts';
+import { writePrivateFile } from '../runtime/discovery.ts';
 import { defaultRuntimeDir, runtimeFiles } from '../runtime/paths.ts';
+import { unsafeRuntimeDir } from '../runtime/trust.ts';
 import { AttentionTracker, parseAttentionKinds, type AttentionNotice } from './model/attention.ts';
 import { parseScopeStatus, planHookSetup, type HookScope, type HookSetupPlan, type ScopeStatus } from './model/hookSetup.ts';
 import { LEDGER_SCHEME } from './model/ledger.ts';
@@ -20,7 +22,7 @@ import { paneRows, type PaneRow } from './model/paneRows.ts';
 import type { PaneSnapshot } from './model/paneStatus.ts';
 import type { ServerState } from './model/serverStatus.ts';
 import { serverStatusView } from './model/serverStatus.ts';
-import { resolveSettings, serverLaunchFrom, terminalEnvFrom, type ResolvedSettings } from './model/settings.ts';
+import { STALE_TERMINAL_ENV, resolveSettings, serverLaunchFrom, terminalEnvFrom, windowHookSettingsFrom, type ResolvedSettings } from './model/settings.ts';
 import { runCli } from './server/cliRunner.ts';
 import { LogTail } from './server/logTail.ts';
 import { chooseServerRuntime, type RuntimeChoice } from './server/runtime.ts';
@@ -103,6 +105,21 @@ function hostLoadsSqlite(): boolean {
 }
 
 const HOOKS_OFFERED_KEY = 'leasehold.hooksOffered';
+
+/** Closed windows leave their hook settings files behind; open ones rewrite theirs daily. */
+const WINDOW_FILE_MAX_AGE_MS = 90 * 24 * 60 * 60_000;
+const WINDOW_FILE_REWRITE_MS = 24 * 60 * 60_000;
+
+function pruneOldFiles(dir: string, maxAgeMs: number): void {
+  for (const name of readdirSync(dir)) {
+    const file = path.join(dir, name);
+    try {
+      if (Date.now() - statSync(file).mtimeMs > maxAgeMs) rmSync(file, { force: true });
+    } catch {
+      // Gone already (another window pruned it).
+    }
+  }
+}
 
 /** Claude Code is here: its settings folder exists, or `claude` is on PATH. */
 function claudeCodePresent(): boolean {
@@ -219,12 +236,8 @@ export class Ctx implements vscode.Disposable {
         if (!event.affectsConfiguration('leasehold')) return;
         this.settings = this.readSettings();
         this.applyTerminalEnv();
-        // The environment reaches terminals opened from now on; a running shell keeps its own.
-        const running = vscode.window.terminals.length;
-        if (event.affectsConfiguration('leasehold.hookTtl') && running > 0) {
-          void vscode.window.showInformationMessage(
-            `Leasehold: the new hook TTLs apply to terminals opened from now on. ${running === 1 ? 'The terminal already open keeps' : `The ${running} terminals already open keep`} the old ones until reopened (a Claude Code session there too).`,
-          );
+        if (event.affectsConfiguration('leasehold.hookTtl')) {
+          this.log.info('hook TTLs changed: the next hook event in every terminal of this window uses them, open terminals included');
         }
         if (event.affectsConfiguration('leasehold.dataDir') || event.affectsConfiguration('leasehold.databaseUrl') || event.affectsConfiguration('leasehold.hardMaxTtl') || event.affectsConfiguration('leasehold.serverRuntime')) {
           void vscode.window.showInformationMessage('Leasehold: server settings changed. They apply when the lease server restarts.', 'Restart Server').then((choice) => {
@@ -252,6 +265,8 @@ export class Ctx implements vscode.Disposable {
       if (todosView.visible && this.todosTree.counting()) this.todosTree.refresh();
     }, 1_000);
     this.disposables.push({ dispose: () => clearInterval(todosTick) });
+    const windowFileTick = setInterval(() => this.writeWindowHookSettings(), WINDOW_FILE_REWRITE_MS);
+    this.disposables.push({ dispose: () => clearInterval(windowFileTick) });
 
     this.applyTerminalEnv();
     this.terminals.start();
@@ -269,12 +284,30 @@ export class Ctx implements vscode.Disposable {
     return settings;
   }
 
+  /** Terminal env (where the server is, which window) and this window's hook settings file. */
   private applyTerminalEnv(): void {
     const collection = this.ext.environmentVariableCollection;
-    collection.description = 'Leasehold: where the lease server runs (runtime dir, no secret) and the Claude Code hook lease TTLs, so `leasehold hook` finds this terminal\'s server.';
-    const env = terminalEnvFrom(this.settings, this.runtimeDir, this.windowSession);
-    for (const [name, value] of Object.entries(env)) {
+    collection.description = 'Leasehold: where the lease server runs (runtime dir, no secret) and which VS Code window the terminal is in, so `leasehold hook` finds this terminal\'s server and this window\'s hook TTLs.';
+    for (const name of STALE_TERMINAL_ENV) if (collection.get(name)) collection.delete(name);
+    for (const [name, value] of Object.entries(terminalEnvFrom(this.runtimeDir, this.windowSession))) {
       if (collection.get(name)?.value !== value) collection.replace(name, value);
+    }
+    this.writeWindowHookSettings();
+  }
+
+  private writeWindowHookSettings(): void {
+    // Never into a runtime dir another user could read or swap (the server refuses it too).
+    const unsafe = unsafeRuntimeDir(this.runtimeDir);
+    if (unsafe) {
+      this.log.warn(`hook TTLs not written for this window's terminals: ${unsafe}`);
+      return;
+    }
+    const file = runtimeFiles.windowHookSettings(this.runtimeDir, this.windowSession);
+    try {
+      writePrivateFile(file, `${JSON.stringify(windowHookSettingsFrom(this.settings), null, 2)}\n`);
+      pruneOldFiles(path.dirname(file), WINDOW_FILE_MAX_AGE_MS);
+    } catch (error) {
+      this.log.warn(`hook TTLs not written to ${file}: ${(error as Error).message}`);
     }
   }
 

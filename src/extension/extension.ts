@@ -9,6 +9,8 @@ import type { PaneStatus } from './model/paneStatus.ts';
 /** What the extension exports (for the in-extension-host tests and other extensions). */
 export interface LeaseholdExtensionApi {
   readonly runtimeDir: string;
+  /** This window's id: its terminals carry it as LEASEHOLD_VSCODE_WINDOW. */
+  readonly windowSession: string;
   readonly activationMs: number;
   serverState(): ServerState;
   serverUrl(): string | undefined;
@@ -35,6 +37,7 @@ export function activate(context: vscode.ExtensionContext): LeaseholdExtensionAp
   current.log.info(`activated in ${activationMs.toFixed(1)} ms (runtime dir ${current.runtimeDir})`);
   return {
     runtimeDir: current.runtimeDir,
+    windowSession: current.windowSession,
     activationMs,
     serverState: () => current.supervisor.state,
     serverUrl: () => current.client?.baseUrl,

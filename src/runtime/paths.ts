@@ -25,4 +25,11 @@ export const runtimeFiles = {
   lock: (dataDir: string) => join(dataDir, 'server.lock'),
   /** This install's machine id (team mode ownership): in the data dir on SQLite, the runtime dir on PostgreSQL. */
   machineId: (dir: string) => join(dir, 'machine-id'),
+  /** One VS Code window's hook settings (its leasehold.hookTtl.*), read by the hooks its terminals run. */
+  windowHookSettings: (runtimeDir: string, window: string) => join(runtimeDir, 'windows', `${windowFileName(window)}.hook-settings.json`),
 };
+
+/** A window id as a file name: no path separators or dots to climb with, bounded length. */
+export function windowFileName(window: string): string {
+  return window.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 128) || '_';
+}

@@ -15,7 +15,7 @@ export const ENV = {
   window: 'LEASEHOLD_VSCODE_WINDOW',
   databaseUrl: 'LEASEHOLD_DATABASE_URL',
   hardMaxTtlMs: 'LEASEHOLD_HARD_MAX_TTL_MS',
-  /** Per job type: LEASEHOLD_HOOK_TTL_SHELL, _SUBAGENT, _MONITOR, _WORKFLOW (src/claude/hookSettings.ts). */
+  /** Per job type: LEASEHOLD_HOOK_TTL_SHELL, _SUBAGENT, _MONITOR, _WORKFLOW (src/claude/hookSettings.ts); set by hand only. */
   hookTtlPrefix: 'LEASEHOLD_HOOK_TTL_',
 } as const;
 
@@ -60,10 +60,22 @@ export function serverLaunchFrom(settings: ResolvedSettings): { args: string[]; 
   return { args, env };
 }
 
-/** What every integrated terminal gets: where the server is, and the hook TTLs. Never a token. */
-export function terminalEnvFrom(settings: ResolvedSettings, runtimeDir: string, windowSession: string): Record<string, string> {
-  const env: Record<string, string> = { [ENV.runtimeDir]: runtimeDir, [ENV.window]: windowSession };
-  // The hook reads a duration string (bare digits would mean seconds, not ms).
-  for (const type of HOOK_TTL_JOB_TYPES) env[`${ENV.hookTtlPrefix}${type.toUpperCase()}`] = `${Math.round(settings.hookTtlMs[type] / 1000)}s`;
-  return env;
+/**
+ * What every integrated terminal gets: where the server is and which window it belongs to. Never a
+ * token, and no TTLs: a terminal's env is fixed when it opens, so the hook TTLs go in the window's
+ * hook settings file instead (windowHookSettingsFrom), which every terminal's hook reads at each event.
+ */
+export function terminalEnvFrom(runtimeDir: string, windowSession: string): Record<string, string> {
+  return { [ENV.runtimeDir]: runtimeDir, [ENV.window]: windowSession };
+}
+
+/** Env names earlier versions put in terminals; a collection that still holds them drops them. */
+export const STALE_TERMINAL_ENV = HOOK_TTL_JOB_TYPES.map((type) => `${ENV.hookTtlPrefix}${type.toUpperCase()}`);
+
+/** The window's hook settings file (src/claude/hookSettings.ts reads it): the hook TTLs as durations. */
+export function windowHookSettingsFrom(settings: ResolvedSettings): { ttl: Record<HookTtlJobType, string> } {
+  const ttl = {} as Record<HookTtlJobType, string>;
+  // A duration string: bare digits would read as seconds, milliseconds as a number would do too.
+  for (const type of HOOK_TTL_JOB_TYPES) ttl[type] = `${Math.round(settings.hookTtlMs[type] / 1000)}s`;
+  return { ttl };
 }

@@ -3,7 +3,7 @@ import { endpointRefOf, leaseIdOf, scopeArgOf, ttlArgOf } from '../../../src/ext
 import { hooksSummaryText } from '../../../src/extension/model/hooksSummary.ts';
 import { durationToSecond, ledgerMarkdown } from '../../../src/extension/model/ledger.ts';
 import { serverStatusView } from '../../../src/extension/model/serverStatus.ts';
-import { resolveSettings, serverLaunchFrom, terminalEnvFrom } from '../../../src/extension/model/settings.ts';
+import { STALE_TERMINAL_ENV, resolveSettings, serverLaunchFrom, terminalEnvFrom, windowHookSettingsFrom } from '../../../src/extension/model/settings.ts';
 import { SseParser } from '../../../src/client/eventStream.ts';
 import { paneNameFor, processStartTime, windowSessionOf } from '../../../src/extension/terminals/processStart.ts';
 
@@ -26,11 +26,11 @@ describe('extension: settings', () => {
   it('turn into serve args and env (database URL by env only) and terminal env without a token', () => {
     const settings = resolveSettings((key) => ({ dataDir: '/d', databaseUrl: 'postgres://x', hardMaxTtl: '2h', 'hookTtl.shell': '45m' })[key]);
     assert.deepEqual(serverLaunchFrom(settings), { args: ['--data-dir', '/d'], env: { LEASEHOLD_DATABASE_URL: 'postgres://x', LEASEHOLD_HARD_MAX_TTL_MS: '7200000' } });
-    const env = terminalEnvFrom(settings, '/run/leasehold', 'session-1');
-    assert.equal(env.LEASEHOLD_RUNTIME_DIR, '/run/leasehold');
-    assert.equal(env.LEASEHOLD_HOOK_TTL_SHELL, '2700s');
-    assert.equal(env.LEASEHOLD_HOOK_TTL_SUBAGENT, '3600s');
-    assert.ok(!Object.keys(env).some((name) => /TOKEN/.test(name)));
+    // A terminal's env is fixed when it opens: it carries only where the server is and which
+    // window; the TTLs go in the window's hook settings file, which open terminals read too.
+    assert.deepEqual(terminalEnvFrom('/run/leasehold', 'session-1'), { LEASEHOLD_RUNTIME_DIR: '/run/leasehold', LEASEHOLD_VSCODE_WINDOW: 'session-1' });
+    assert.deepEqual(windowHookSettingsFrom(settings), { ttl: { shell: '2700s', subagent: '3600s', monitor: '3600s', workflow: '3600s' } });
+    assert.deepEqual(STALE_TERMINAL_ENV, ['LEASEHOLD_HOOK_TTL_SHELL', 'LEASEHOLD_HOOK_TTL_SUBAGENT', 'LEASEHOLD_HOOK_TTL_MONITOR', 'LEASEHOLD_HOOK_TTL_WORKFLOW']);
   });
   it('a bad duration falls back with a problem named', () => {
     const settings = resolveSettings((key) => ({ hardMaxTtl: 'forever' })[key]);
