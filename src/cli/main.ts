@@ -10,6 +10,7 @@ import { registerTodo } from './commands/todo.ts';
 import { registerPane } from './commands/pane.ts';
 import { registerConsumers } from './commands/consumers.ts';
 import { registerStatus } from './commands/status.ts';
+import { registerRun } from './commands/run.ts';
 import { describeError, ExitWith, exitCodeFor } from './output.ts';
 import { warnSecretOnCommandLine } from './connect.ts';
 
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerConsumers(program);
   registerStatus(program);
   registerDevice(program);
+  registerRun(program);
   return program;
 }
 

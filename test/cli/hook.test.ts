@@ -6,7 +6,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { LeaseholdClient } from '../../src/client/client.ts';
 import { readProcessInfo } from '../../src/server/observe/processInfo.ts';
-import { startServeProcess } from '../support/cli.ts';
+import { startServeProcess, until } from '../support/cli.ts';
 import { HOOK_BUNDLE, hookFixture, runHook } from '../support/hook.ts';
 import { tempDir } from '../support/storage.ts';
 
@@ -20,16 +20,6 @@ interface Lease {
   renew_count: number;
   observer: { kind: string; pid?: number };
   session_id?: string | null;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('leasehold hook (real processes, real server)', function () {

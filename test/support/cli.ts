@@ -1,6 +1,8 @@
 // Runs the built `leasehold` command as a real child process.
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from './storage.ts';
 
 export const CLI_PATH = fileURLToPath(new URL('../../bin/leasehold.cjs', import.meta.url));
 
@@ -59,4 +61,33 @@ export function startServeProcess(args: string[], env: NodeJS.ProcessEnv): Promi
       reject(new Error(`serve exited with ${code}: ${output}`));
     });
   });
+}
+
+/** Polls `probe` until it returns something (every 100 ms), or fails naming `what`. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A `leasehold serve` child for one mocha suite, in fresh data and runtime dirs removed afterwards. */
+export function serveForSuite(args: string[] = []): { runtimeDir: () => string; pid: () => number } {
+  let dataDir = '';
+  let runtimeDir = '';
+  let server: Awaited<ReturnType<typeof startServeProcess>> | undefined;
+  before(async () => {
+    dataDir = tempDir('data');
+    runtimeDir = tempDir('runtime');
+    server = await startServeProcess(args, { LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_RUNTIME_DIR: runtimeDir });
+  });
+  after(async () => {
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(runtimeDir, { recursive: true, force: true });
+  });
+  return { runtimeDir: () => runtimeDir, pid: () => server!.pid };
 }
