@@ -27,7 +27,7 @@ import { deviceRoutes } from './http/routes/deviceRoutes.ts';
 import { HookEventService } from './hooks/hookEventService.ts';
 import { runtimeFiles } from '../runtime/paths.ts';
 import { type LeaseClock, systemLeaseClock } from './clock/leaseClock.ts';
-import { validateHardMaxTtlMs, DEFAULT_HARD_MAX_TTL_MS } from '../core/waitLease/grant.ts';
+import { validateHardMaxTtlByJobType, validateHardMaxTtlMs, DEFAULT_HARD_MAX_TTL_MS } from '../core/waitLease/grant.ts';
 import { ClockWatcher } from './waitLeases/clockWatcher.ts';
 import { ExpirySweeper } from './waitLeases/expirySweeper.ts';
 import { HoldLoop } from './waitLeases/holdLoop.ts';
@@ -76,6 +76,8 @@ export interface LeaseServerConfig {
   leaseClock?: LeaseClock;
   /** Hard max TTL of one wait-lease grant, ms (default 1 h). Bounds each grant, never the declared value. */
   hardMaxTtlMs?: number;
+  /** Per-job-type hard max TTLs, ms by job_type; each may only tighten hardMaxTtlMs (a looser one is refused at start). */
+  hardMaxTtlMsByJobType?: Record<string, number>;
   /** Hold loop interval: how often held targets are re-verified (default 2 s). */
   holdIntervalMs?: number;
   /** Expiry sweeper backstop interval (default 2 s; a timer at the next deadline does the real work). */
@@ -190,6 +192,7 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       onLeaseGranted: (expiresAt) => reaper.noteExpiry(expiresAt),
     });
     const hardMaxTtlMs = validateHardMaxTtlMs(config.hardMaxTtlMs ?? DEFAULT_HARD_MAX_TTL_MS);
+    const hardMaxTtlMsByJobType = validateHardMaxTtlByJobType(config.hardMaxTtlMsByJobType, hardMaxTtlMs);
     const waitLeaseStore = new WaitLeaseStore(db);
     let expirySweeper: ExpirySweeper | undefined;
     let holdLoop: HoldLoop | undefined;
@@ -214,6 +217,7 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       clock: leaseClock,
       bus,
       hardMaxTtlMs,
+      hardMaxTtlMsByJobType,
       readProcess: config.processReader,
       onDeadlineChanged: () => expirySweeper?.reschedule(),
       onHoldStarted: () => holdLoop?.kick(),

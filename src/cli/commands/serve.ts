@@ -5,6 +5,7 @@ import { UsageError } from '../output.ts';
 import { identityProblem } from '../../core/identity.ts';
 import { readSecretFile, warnSecretOnCommandLine } from '../connect.ts';
 import { parseDurationMs, parseWholeNumber } from './waitLeaseArgs.ts';
+import { DEFAULT_HARD_MAX_TTL_MS, validateHardMaxTtlByJobType } from '../../core/waitLease/grant.ts';
 
 /** --hard-max-ttl (a duration), else LEASEHOLD_HARD_MAX_TTL_MS (ms), else the server default (1h). */
 function hardMaxTtlMsOf(flag: string | undefined): number | undefined {
@@ -23,6 +24,25 @@ function identityOf(flag: string | undefined): string | undefined {
   const problem = identityProblem(value, flag !== undefined ? '--identity' : 'LEASEHOLD_IDENTITY');
   if (problem) throw new UsageError(problem);
   return value;
+}
+
+/**
+ * --hard-max-ttl-for "test=30m,build=2h" (repeatable), else LEASEHOLD_HARD_MAX_TTL_BY_JOB_TYPE in
+ * the same form. Durations become ms here; which types exist and that each only tightens the
+ * global cap is core's rule (validateHardMaxTtlByJobType), applied when the server starts.
+ */
+export function hardMaxTtlByJobTypeOf(flags: readonly string[] | undefined): Record<string, number> | undefined {
+  const fromFlag = flags !== undefined && flags.length > 0;
+  const text = fromFlag ? flags.join(',') : process.env.LEASEHOLD_HARD_MAX_TTL_BY_JOB_TYPE;
+  if (text === undefined || text.trim() === '') return undefined;
+  const source = fromFlag ? '--hard-max-ttl-for' : 'LEASEHOLD_HARD_MAX_TTL_BY_JOB_TYPE';
+  const caps: Record<string, number> = {};
+  for (const entry of text.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+    const match = /^([^=\s]+)=(.+)$/.exec(entry);
+    if (!match) throw new UsageError(`${source}: each entry is JOB_TYPE=DURATION, e.g. test=30m (got ${JSON.stringify(entry)})`);
+    caps[match[1]!] = parseDurationMs(match[2]!, `${source} ${match[1]}`);
+  }
+  return caps;
 }
 
 /** True when a connection string carries a password (postgres://user:secret@host or ?password=). */
@@ -62,9 +82,23 @@ export function registerServe(program: Command): void {
     })
     .option('--identity <name>', 'team mode: the identity (human) this server acts as; the same name on each of your machines makes them one human (env LEASEHOLD_IDENTITY; default: this machine\'s last, else user@host)')
     .option('--hard-max-ttl <duration>', 'most authority one wait-lease grant may carry, e.g. 1h (env LEASEHOLD_HARD_MAX_TTL_MS in ms; default 1h)')
-    .action(async (options: { dataDir?: string; databaseUrl?: string; databaseUrlFile?: string; port?: number; hardMaxTtl?: string; identity?: string }, command: Command) => {
+    .option(
+      '--hard-max-ttl-for <type=duration>',
+      'a tighter hard max TTL for one job type, e.g. test=30m; repeatable or comma-separated (env LEASEHOLD_HARD_MAX_TTL_BY_JOB_TYPE); never looser than --hard-max-ttl',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .action(async (options: { dataDir?: string; databaseUrl?: string; databaseUrlFile?: string; port?: number; hardMaxTtl?: string; identity?: string; hardMaxTtlFor?: string[] }, command: Command) => {
       const hardMaxTtlMs = hardMaxTtlMsOf(options.hardMaxTtl);
       if (hardMaxTtlMs !== undefined && hardMaxTtlMs <= 0) throw new UsageError('--hard-max-ttl: must be positive');
+      const hardMaxTtlMsByJobType = hardMaxTtlByJobTypeOf(options.hardMaxTtlFor);
+      if (hardMaxTtlMsByJobType !== undefined) {
+        // Refused before anything starts, in the flag's words; the server applies the same core rule.
+        try {
+          validateHardMaxTtlByJobType(hardMaxTtlMsByJobType, hardMaxTtlMs ?? DEFAULT_HARD_MAX_TTL_MS);
+        } catch (error) {
+          throw new UsageError(`--hard-max-ttl-for: ${(error as Error).message}`);
+        }
+      }
       const { startLeaseServer } = await import('../../server/app.ts');
       const globals = command.optsWithGlobals() as { runtimeDir?: string };
       if (options.databaseUrl !== undefined && options.databaseUrlFile !== undefined) throw new UsageError('--database-url and --database-url-file: give one, not both');
@@ -82,6 +116,7 @@ export function registerServe(program: Command): void {
         port: options.port,
         hardMaxTtlMs,
         identity: identityOf(options.identity),
+        hardMaxTtlMsByJobType,
       });
       if (server.identityNotice) process.stdout.write(`${server.identityNotice}\n`);
       process.stdout.write(`Leasehold lease server ${server.url} (pid ${process.pid}, ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, schema v${server.schemaVersion})\n`);

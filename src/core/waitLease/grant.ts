@@ -4,6 +4,7 @@
 // clock, so a wall rollback can never extend it (the ceiling is reached when either says so).
 import { invalidArgument } from '../errors.ts';
 import type { ClockReading } from './clockReading.ts';
+import { BASE_JOB_TYPES, isJobType } from './jobType.ts';
 
 /** Server default for the hard max TTL of a single grant (a setting; this is its default). */
 export const DEFAULT_HARD_MAX_TTL_MS = 60 * 60_000;
@@ -55,6 +56,33 @@ export function validateHardMaxTtlMs(input: unknown): number {
 export function effectiveHardMaxTtlMs(globalMaxMs: number, perJobTypeMaxMs?: number | null): number {
   if (perJobTypeMaxMs === undefined || perJobTypeMaxMs === null) return globalMaxMs;
   return Math.min(globalMaxMs, perJobTypeMaxMs);
+}
+
+/** Per-job-type hard max TTLs (ms), keyed by job_type. A type without an entry uses the global cap. */
+export type HardMaxTtlByJobType = Readonly<Record<string, number>>;
+
+/**
+ * The per-job-type caps setting. Every key must be an enforced job type and every value a
+ * positive whole number of ms no larger than the global cap: a per-type cap exists to tighten,
+ * so a looser one is refused (rather than silently ignored) and the field names the type.
+ */
+export function validateHardMaxTtlByJobType(input: unknown, globalMaxMs: number): HardMaxTtlByJobType {
+  if (input === undefined || input === null) return {};
+  if (typeof input !== 'object' || Array.isArray(input)) throw invalidArgument('hard_max_ttl_by_job_type', 'hard_max_ttl_by_job_type must be an object of job_type → milliseconds');
+  const caps: Record<string, number> = {};
+  for (const [jobType, value] of Object.entries(input as Record<string, unknown>)) {
+    const field = `hard_max_ttl_by_job_type.${jobType}`;
+    if (!isJobType(jobType)) throw invalidArgument(field, `${JSON.stringify(jobType)} is not a job type (one of ${BASE_JOB_TYPES.join(', ')} or other:<name>)`);
+    if (!isWholeMs(value) || value <= 0) throw invalidArgument(field, `${field} must be a positive whole number of milliseconds (got ${JSON.stringify(value)})`);
+    if (value > globalMaxMs) throw invalidArgument(field, `${field} (${value} ms) exceeds the global hard max TTL (${globalMaxMs} ms); a per-job-type cap can only tighten it`);
+    caps[jobType] = value;
+  }
+  return caps;
+}
+
+/** The hard max TTL that bounds one grant of a lease of this job type. */
+export function hardMaxTtlMsFor(globalMaxMs: number, byJobType: HardMaxTtlByJobType | undefined, jobType: string): number {
+  return effectiveHardMaxTtlMs(globalMaxMs, byJobType && Object.hasOwn(byJobType, jobType) ? byJobType[jobType] : null);
 }
 
 /** authorized_until: absent → null (no ceiling); otherwise absolute wall-clock ms since the epoch. */

@@ -12,6 +12,8 @@ import {
   ceilingReached,
   ceilingRemainingMs,
   clampGrant,
+  type HardMaxTtlByJobType,
+  hardMaxTtlMsFor,
   projectCeiling,
   validateAuthorizedUntil,
   validateTtlMs,
@@ -202,7 +204,10 @@ export interface AcquireInput {
   /** Hash of the freshly generated token (see token.ts); the caller returns the token itself. */
   tokenHash: string;
   now: ClockReading;
+  /** The global hard max TTL of one grant. */
   hardMaxTtlMs: number;
+  /** Per-job-type caps; each can only tighten hardMaxTtlMs. */
+  hardMaxTtlMsByJobType?: HardMaxTtlByJobType;
   /** The pane's leases at this generation: the set is keyed by job_ref. */
   paneLeases: readonly WaitLeaseRecord[];
 }
@@ -240,7 +245,7 @@ export function acquire(input: AcquireInput): { record: WaitLeaseRecord; grant: 
       field: 'authorized_until',
     });
   }
-  const grant = clampGrant({ now, ttlMs, hardMaxTtlMs: input.hardMaxTtlMs, ceiling });
+  const grant = clampGrant({ now, ttlMs, hardMaxTtlMs: hardMaxTtlMsFor(input.hardMaxTtlMs, input.hardMaxTtlMsByJobType, jobType), ceiling });
   const record: WaitLeaseRecord = {
     id: input.id,
     pane: input.pane,
@@ -348,6 +353,8 @@ export interface RenewInput {
   authorizedUntil?: unknown;
   now: ClockReading;
   hardMaxTtlMs: number;
+  /** Per-job-type caps; each can only tighten hardMaxTtlMs. */
+  hardMaxTtlMsByJobType?: HardMaxTtlByJobType;
   freshnessMs?: number;
 }
 
@@ -433,7 +440,7 @@ export function renew(record: WaitLeaseRecord, input: RenewInput): LeaseOutcome<
     return refused(endedError(ended), record, ended);
   }
 
-  const grant = clampGrant({ now, ttlMs, hardMaxTtlMs: input.hardMaxTtlMs, ceiling });
+  const grant = clampGrant({ now, ttlMs, hardMaxTtlMs: hardMaxTtlMsFor(input.hardMaxTtlMs, input.hardMaxTtlMsByJobType, record.jobType), ceiling });
   // The renewal counts as of its observation (a replayed listing is older news than its replay),
   // so the no-news bound runs from when the job was last seen.
   const age = Math.max(0, now.wallMs - observation.observedAtWallMs);

@@ -2,6 +2,7 @@
 // Pure: the caller passes a getter over the configuration.
 import { DEFAULT_HARD_MAX_TTL_MS } from '../../core/waitLease/grant.ts';
 import { durationSettingMs } from './durations.ts';
+import { isJobType } from '../../core/waitLease/jobType.ts';
 
 /** Job types whose hook TTL is a setting (src/claude/hookInput.ts HookSettings). */
 export const HOOK_TTL_JOB_TYPES = ['shell', 'subagent', 'monitor', 'workflow'] as const;
@@ -15,6 +16,7 @@ export const ENV = {
   window: 'LEASEHOLD_VSCODE_WINDOW',
   databaseUrl: 'LEASEHOLD_DATABASE_URL',
   hardMaxTtlMs: 'LEASEHOLD_HARD_MAX_TTL_MS',
+  hardMaxTtlByJobType: 'LEASEHOLD_HARD_MAX_TTL_BY_JOB_TYPE',
   /** Per job type: LEASEHOLD_HOOK_TTL_SHELL, _SUBAGENT, _MONITOR, _WORKFLOW (src/claude/hookSettings.ts); set by hand only. */
   hookTtlPrefix: 'LEASEHOLD_HOOK_TTL_',
 } as const;
@@ -24,6 +26,8 @@ export interface ResolvedSettings {
   dataDir: string;
   databaseUrl: string;
   hardMaxTtlMs: number | undefined;
+  /** Per-job-type hard max TTLs; the server refuses one looser than the global cap (core rule). */
+  hardMaxTtlMsByJobType: Record<string, number>;
   hookTtlMs: Record<HookTtlJobType, number>;
   problems: string[];
 }
@@ -40,6 +44,22 @@ export function resolveSettings(get: (key: string) => unknown): ResolvedSettings
     if (parsed.problem) problems.push(`leasehold.hardMaxTtl: ${parsed.problem}; the server default applies`);
     else hardMaxTtlMs = parsed.ms;
   }
+  const hardMaxTtlMsByJobType: Record<string, number> = {};
+  const perType = get('hardMaxTtlByJobType');
+  if (perType !== undefined && perType !== null && (typeof perType !== 'object' || Array.isArray(perType))) {
+    problems.push('leasehold.hardMaxTtlByJobType: must be an object of job type → duration; ignored');
+  } else if (perType) {
+    for (const [type, value] of Object.entries(perType as Record<string, unknown>)) {
+      if (!isJobType(type)) {
+        problems.push(`leasehold.hardMaxTtlByJobType: ${JSON.stringify(type)} is not a job type; ignored`);
+        continue;
+      }
+      const parsed = durationSettingMs(value, 0);
+      if (parsed.problem || parsed.ms <= 0) problems.push(`leasehold.hardMaxTtlByJobType.${type}: ${parsed.problem ?? 'must be a duration'}; ignored`);
+      else if (parsed.ms > (hardMaxTtlMs ?? DEFAULT_HARD_MAX_TTL_MS)) problems.push(`leasehold.hardMaxTtlByJobType.${type}: longer than the global hard max TTL; a per-type cap can only tighten it, ignored`);
+      else hardMaxTtlMsByJobType[type] = parsed.ms;
+    }
+  }
   const hookTtlMs = {} as Record<HookTtlJobType, number>;
   for (const type of HOOK_TTL_JOB_TYPES) {
     const fallback = durationSettingMs(DEFAULT_HOOK_TTL[type], 1).ms;
@@ -47,7 +67,7 @@ export function resolveSettings(get: (key: string) => unknown): ResolvedSettings
     if (parsed.problem) problems.push(`leasehold.hookTtl.${type}: ${parsed.problem}; ${DEFAULT_HOOK_TTL[type]} applies`);
     hookTtlMs[type] = parsed.ms;
   }
-  return { serverRuntime: text('serverRuntime'), dataDir: text('dataDir'), databaseUrl: text('databaseUrl'), hardMaxTtlMs, hookTtlMs, problems };
+  return { serverRuntime: text('serverRuntime'), dataDir: text('dataDir'), databaseUrl: text('databaseUrl'), hardMaxTtlMs, hardMaxTtlMsByJobType, hookTtlMs, problems };
 }
 
 /** `serve` arguments and env from the settings (the database URL goes by env: argv is visible to every user). */
@@ -57,6 +77,8 @@ export function serverLaunchFrom(settings: ResolvedSettings): { args: string[]; 
   if (settings.dataDir) args.push('--data-dir', settings.dataDir);
   if (settings.databaseUrl) env[ENV.databaseUrl] = settings.databaseUrl;
   if (settings.hardMaxTtlMs !== undefined) env[ENV.hardMaxTtlMs] = String(settings.hardMaxTtlMs);
+  const perType = Object.entries(settings.hardMaxTtlMsByJobType);
+  if (perType.length > 0) env[ENV.hardMaxTtlByJobType] = perType.map(([type, ms]) => `${type}=${ms}ms`).join(',');
   return { args, env };
 }
 

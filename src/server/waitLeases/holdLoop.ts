@@ -81,7 +81,7 @@ export class HoldLoop {
     const decision = decideHoldStep(record, observation);
     switch (decision.action) {
       case 'renew': {
-        const grantMs = Math.min(record.declaredTtlMs, service.hardMaxTtlMs);
+        const grantMs = Math.min(record.declaredTtlMs, service.hardMaxTtlMsFor(record.jobType));
         const remaining = remainingMsAt(record, clock.read());
         if (remaining > grantMs / 2 && remaining > 2 * this.intervalMs) return;
         await service.renewHeld(record.id, decision.evidence, decision.pidReading, 'server');

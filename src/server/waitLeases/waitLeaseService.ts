@@ -5,7 +5,7 @@
 import { LeaseholdError } from '../../core/errors.ts';
 import { annotatePane, shouldShowExpiredNotice } from '../../core/waitLease/annotation.ts';
 import type { ClockDomain, ClockReading } from '../../core/waitLease/clockReading.ts';
-import { DEFAULT_HARD_MAX_TTL_MS } from '../../core/waitLease/grant.ts';
+import { DEFAULT_HARD_MAX_TTL_MS, type HardMaxTtlByJobType, hardMaxTtlMsFor } from '../../core/waitLease/grant.ts';
 import { pinPidTarget } from '../../core/waitLease/hold.ts';
 import type { EvidenceSource, PidReading } from '../../core/waitLease/evidence.ts';
 import {
@@ -68,6 +68,8 @@ export interface WaitLeaseServiceOptions {
   bus: ChangeBus;
   /** Server setting: the most authority one acquire or renew may grant. */
   hardMaxTtlMs?: number;
+  /** Per-job-type hard max TTLs (validated: each only tightens hardMaxTtlMs). */
+  hardMaxTtlMsByJobType?: HardMaxTtlByJobType;
   readProcess?: ProcessReader;
   providerTimeoutMs?: number;
   /** A lease was granted or shortened: the sweeper re-arms its timer. */
@@ -107,6 +109,7 @@ export class WaitLeaseService {
   readonly store: WaitLeaseStore;
   readonly clock: LeaseClock;
   readonly hardMaxTtlMs: number;
+  readonly hardMaxTtlMsByJobType: HardMaxTtlByJobType;
   readonly readProcess: ProcessReader;
   readonly providerTimeoutMs: number;
   readonly machineId: string;
@@ -119,9 +122,15 @@ export class WaitLeaseService {
     this.clock = options.clock;
     this.bus = options.bus;
     this.hardMaxTtlMs = options.hardMaxTtlMs ?? DEFAULT_HARD_MAX_TTL_MS;
+    this.hardMaxTtlMsByJobType = options.hardMaxTtlMsByJobType ?? {};
     this.readProcess = options.readProcess ?? defaultProcessReader;
     this.providerTimeoutMs = options.providerTimeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS;
     this.machineId = options.machineId ?? 'local';
+  }
+
+  /** The hard max TTL that bounds one grant of this job type (core: a per-type cap only tightens the global one). */
+  hardMaxTtlMsFor(jobType: string): number {
+    return hardMaxTtlMsFor(this.hardMaxTtlMs, this.hardMaxTtlMsByJobType, jobType);
   }
 
   /** The clock a lease or pane is read on: this server's for its own, the owner's projection for another machine's. */
@@ -309,6 +318,7 @@ export class WaitLeaseService {
         tokenHash,
         now,
         hardMaxTtlMs: this.hardMaxTtlMs,
+        hardMaxTtlMsByJobType: this.hardMaxTtlMsByJobType,
         paneLeases,
       });
       await this.store.insertLease(tx, result.record, sessionId, now.wallMs, this.machineId);
@@ -384,6 +394,7 @@ export class WaitLeaseService {
           authorizedUntil: body.authorized_until,
           now,
           hardMaxTtlMs: this.hardMaxTtlMs,
+        hardMaxTtlMsByJobType: this.hardMaxTtlMsByJobType,
         }),
       'renewed',
     );
@@ -601,6 +612,7 @@ export class WaitLeaseService {
           pidReading,
           now,
           hardMaxTtlMs: this.hardMaxTtlMs,
+          hardMaxTtlMsByJobType: this.hardMaxTtlMsByJobType,
         }),
       'renewed',
     );

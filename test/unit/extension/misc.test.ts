@@ -37,6 +37,15 @@ describe('extension: settings', () => {
     assert.equal(settings.hardMaxTtlMs, undefined);
     assert.match(settings.problems[0], /leasehold\.hardMaxTtl/);
   });
+  it('per-job-type hard max TTLs reach serve by env; looser than the global cap, unknown types and bad durations are dropped with a problem', () => {
+    const settings = resolveSettings(
+      (key) => ({ hardMaxTtl: '2h', hardMaxTtlByJobType: { test: '30m', build: '3h', lint: '5m', shell: 'soon' } })[key],
+    );
+    assert.deepEqual(settings.hardMaxTtlMsByJobType, { test: 30 * 60_000 });
+    assert.equal(serverLaunchFrom(settings).env.LEASEHOLD_HARD_MAX_TTL_BY_JOB_TYPE, 'test=1800000ms');
+    assert.equal(settings.problems.length, 3);
+    assert.match(settings.problems.join('\n'), /build: longer than the global hard max TTL/);
+  });
 });
 
 describe('extension: server status', () => {
