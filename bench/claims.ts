@@ -66,9 +66,10 @@ async function throughput(target: StorageTarget, workers: number): Promise<void>
   });
 }
 
-async function mcpLatency(target: StorageTarget): Promise<void> {
+/** MCP claim_next over HTTP with the real SDK client: 500 claims, each completed; returns the median (ms). */
+export async function mcpLatency(target: StorageTarget): Promise<number> {
   const { connectMcp } = await import('../test/support/mcp.ts');
-  await withServer(target, async (server) => {
+  return withServer(target, async (server) => {
     const vended = await server.claims.vendEndpoint(server.human, { slug: 'mcp' });
     for (let index = 0; index < 500; index++) await server.claims.createTodo(server.human, { queue: 'bench', title: `t${index}` });
     const session = await connectMcp(server.url, vended.token);
@@ -81,6 +82,7 @@ async function mcpLatency(target: StorageTarget): Promise<void> {
     }
     await session.close();
     report(`MCP claim_next over HTTP ${target.name}`, { median: fmtMs(median(latencies)), p99: fmtMs(percentile(latencies, 99)) });
+    return median(latencies);
   });
 }
 

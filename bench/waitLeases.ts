@@ -107,12 +107,13 @@ async function expiryLag(target: StorageTarget): Promise<void> {
   );
 }
 
-async function holdLoop(target: StorageTarget): Promise<void> {
+/** Hold loop ticks with 1,000 held leases; returns the wall time (ms) of the tick that renews all of them. */
+export async function holdLoop(target: StorageTarget): Promise<number> {
   const children: ChildProcess[] = [];
   for (let index = 0; index < 5; index++) children.push(spawn('sleep', ['600'], { stdio: 'ignore' }));
   await new Promise((resolve) => setTimeout(resolve, 100));
   try {
-    await withServer(target, async (server, client) => {
+    return await withServer(target, async (server, client) => {
       await server.holdLoop.stop();
       const holds = 1000;
       for (let index = 0; index < holds; index++) {
@@ -143,12 +144,14 @@ async function holdLoop(target: StorageTarget): Promise<void> {
       const start = performance.now();
       const renewCpu = process.cpuUsage();
       const result = await server.holdLoop.runOnce();
+      const wall = performance.now() - start;
       const used = process.cpuUsage(renewCpu);
       report(`[${target.name}] hold loop renew tick (1,000 renewals)`, {
-        wall: fmtMs(performance.now() - start),
+        wall: fmtMs(wall),
         CPU: fmtMs((used.user + used.system) / 1000),
         renewed: result.renewed,
       });
+      return wall;
     });
   } finally {
     for (const child of children) child.kill('SIGKILL');

@@ -1,5 +1,6 @@
 // A lease server in its own process for bench/mcpSessions.ts, so the figures are the
-// server's own memory. argv[2]: JSON McpSessionLimits. Prints {url, token} on one line.
+// server's own memory (also bench/claimPeers.ts). argv[2]: JSON McpSessionLimits. Prints
+// {url, token (the endpoint's), humanToken} on one line.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ const server = await startLeaseServer({
   mcpSessions: limits,
 });
 const vended = await server.claims.vendEndpoint(server.human, { slug: 'bench' });
-process.stdout.write(`${JSON.stringify({ url: server.url, token: vended.token })}\n`);
+process.stdout.write(`${JSON.stringify({ url: server.url, token: vended.token, humanToken: server.token })}\n`);
 // The bench asks over IPC how many sessions are live.
 process.on('message', () => {
   (globalThis as { gc?: () => void }).gc?.();
