@@ -4,9 +4,8 @@
 // is the scripted stand-in for the Anthropic Messages API (there is no model here).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { startClaudeInteractive } from './support/claudeCode.ts';
 import type { ClaudeTui } from './support/claudeCode.ts';
-import { startLeaseholdWorld } from './support/leaseholdWorld.ts';
+import { claudePerTest } from './support/leaseholdWorld.ts';
 import type { LeaseholdWorld } from './support/leaseholdWorld.ts';
 import { apiError, text, toolUse, turn } from './support/modelStandIn.ts';
 
@@ -23,25 +22,12 @@ function alive(pid: number): boolean {
 
 describe('real Claude Code: the wait signal through the lifecycle (model API is a scripted stand-in)', function () {
   this.timeout(120_000);
+  const claudeIn = claudePerTest(PANE);
   let world: LeaseholdWorld;
-  let tui: ClaudeTui | undefined;
-
-  beforeEach(async () => {
-    world = await startLeaseholdWorld();
-  });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && tui) console.log(`--- screen ---\n${tui.screen()}\n--- hook log ---\n${world.hookLog()}`);
-    await tui?.stop();
-    tui = undefined;
-    await world.stop();
-  });
-
-  async function startClaude(): Promise<ClaudeTui> {
-    tui = await startClaudeInteractive({ home: world.home, model: world.model, env: world.claudeEnv(PANE), args: ['--allowedTools', 'Bash', 'Agent'] });
-    await tui.waitForText('manual mode');
-    await world.until(async () => (await world.client.listPanes()).some((pane) => pane.name === PANE), 'SessionStart to bind the pane');
-    return tui;
-  }
+  const startClaude = async (): Promise<ClaudeTui> => {
+    world = claudeIn.world;
+    return claudeIn.start(['Bash', 'Agent']);
+  };
 
   it('a backgrounded Bash whose command holds single quotes is held on its own process, and released when that process ends (item 3)', async () => {
     const claude = await startClaude();

@@ -96,7 +96,7 @@ export function makeClaudeHome(options: { settings?: Record<string, unknown>; mc
   if (options.mcpServers) state.mcpServers = options.mcpServers;
   fs.writeFileSync(path.join(configDir, '.claude.json'), JSON.stringify(state, null, 2));
   fs.writeFileSync(path.join(dir, '.claude.json'), JSON.stringify(state, null, 2));
-  return { dir, workDir, configDir, settingsPath, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+  return { dir, workDir, configDir, settingsPath, cleanup: () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }) };
 }
 
 export function claudeEnv(home: ClaudeHome, model: ModelStandIn, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {

@@ -17,8 +17,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { LeaseholdClient } from '../../../src/client/client.ts';
 import { runCli, startServeProcess } from '../../support/cli.ts';
-import { makeClaudeHome } from './claudeCode.ts';
-import type { ClaudeHome } from './claudeCode.ts';
+import { makeClaudeHome, startClaudeInteractive } from './claudeCode.ts';
+import type { ClaudeHome, ClaudeTui } from './claudeCode.ts';
 import { startModelStandIn } from './modelStandIn.ts';
 import type { ModelStandIn } from './modelStandIn.ts';
 
@@ -84,4 +84,40 @@ export async function startLeaseholdWorld(): Promise<LeaseholdWorld> {
     },
   };
   return world;
+}
+
+/**
+ * Mocha hooks for a suite whose every test gets a fresh world and one interactive Claude Code
+ * in tmux on `pane` (started by `start`); on failure the screen and the hook log are printed.
+ *
+ *   const claudeIn = claudePerTest('claude-pane');
+ *   const claude = await claudeIn.start(['Bash', 'Agent']);   // waits for SessionStart to bind
+ *   claudeIn.world.model.script(...)
+ */
+export function claudePerTest(pane: string): { readonly world: LeaseholdWorld; start(allowedTools: string[], env?: NodeJS.ProcessEnv): Promise<ClaudeTui> } {
+  let world: LeaseholdWorld | undefined;
+  let tui: ClaudeTui | undefined;
+  beforeEach(async () => {
+    world = await startLeaseholdWorld();
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && tui) console.log(`--- screen ---\n${tui.screen()}\n--- hook log ---\n${world?.hookLog()}`);
+    await tui?.stop();
+    tui = undefined;
+    await world?.stop();
+    world = undefined;
+  });
+  return {
+    get world() {
+      if (!world) throw new Error('no world outside a test');
+      return world;
+    },
+    async start(allowedTools, env = {}) {
+      const current = this.world;
+      tui = await startClaudeInteractive({ home: current.home, model: current.model, env: { ...current.claudeEnv(pane), ...env }, args: ['--allowedTools', ...allowedTools] });
+      await tui.waitForText('manual mode');
+      await current.until(async () => (await current.client.listPanes()).some((view) => view.name === pane && (view.sessions?.length ?? 0) > 0), 'SessionStart to bind the pane');
+      return tui;
+    },
+  };
 }
