@@ -3,7 +3,7 @@
 // backgrounded Bash), plan the ops (pure, hookInput.ts), give the event its id, deliver it
 // (hookDelivery.ts: HTTP with a short retry, else the spool). Never throws to the caller and
 // never writes to stdout: Claude Code reads a hook's stdout as hook JSON.
-import { ancestry, findClaudeCodeCommand } from './processTree.ts';
+import { ancestry, findAttachClient, findClaudeCodeCommand, forkParentOf } from './processTree.ts';
 import type { ProcessInfo } from './processTree.ts';
 import { bashToolInput, parseHookInput, planHookActions } from './hookInput.ts';
 import type { HookContext, HookInput, ProcessHint } from './hookInput.ts';
@@ -61,6 +61,13 @@ function buildContext(input: HookInput, run: HookRun, selfPid: number): HookCont
   if (envPane !== undefined && envPane !== '') context.envPane = envPane;
   if (input.hook_event_name === 'SessionStart') {
     context.ancestry = ancestry(selfPid).map(hint);
+  }
+  // Claude Code's background daemon (2.1.332) gives its sessions' hooks CLAUDE_JOB_DIR.
+  if (run.env.CLAUDE_JOB_DIR !== undefined && run.env.CLAUDE_JOB_DIR !== '') {
+    const client = findAttachClient(input.session_id);
+    const sessionPid = Number(run.env.CLAUDE_PID);
+    const forkedFrom = Number.isSafeInteger(sessionPid) && sessionPid > 1 ? forkParentOf(sessionPid) : undefined;
+    context.background = { attachAncestry: client === null ? null : ancestry(client.pid).map(hint), ...(forkedFrom !== undefined ? { forkedFrom } : {}) };
   }
   if (input.hook_event_name === 'PostToolUse' && input.tool_name === 'Bash') {
     const taskId = (input.tool_response as { backgroundTaskId?: unknown } | undefined)?.backgroundTaskId;

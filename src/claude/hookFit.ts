@@ -53,6 +53,7 @@ function fitOp(op: HookOp, cut: string[]): HookOp {
       note('note');
       return { ...op, note: cutText(op.note, HOOK_NOTE_MAX) };
     case 'release_session':
+    case 'leave_pane':
       if (op.reason === undefined || op.reason.length <= HOOK_NOTE_MAX) return op;
       note('reason');
       return { ...op, reason: cutText(op.reason, HOOK_NOTE_MAX) };

@@ -340,6 +340,13 @@ export interface HookContext {
   ancestry?: ProcessHint[];
   /** The background process found for a job_ref (processTree.findDescendantRunning). */
   pidHints?: Record<string, ProcessHint>;
+  /**
+   * The session runs in Claude Code's background daemon ("move to background", `claude --bg`;
+   * 2.1.332 sets CLAUDE_JOB_DIR for its hooks): the terminal it was started from is not its
+   * pane. `attachAncestry`: the ancestry of the `claude attach` client showing it, or null
+   * when no terminal shows it. `forkedFrom`: the session it continues.
+   */
+  background?: { attachAncestry: ProcessHint[] | null; forkedFrom?: string };
 }
 
 const BACKGROUND_TYPE_TO_JOB: Record<string, JobType> = {
@@ -445,6 +452,28 @@ export function parseTaskNotification(prompt: string | undefined): { taskId: str
  * event carries nothing for Leasehold and the hook should exit at once.
  */
 export function planHookActions(input: HookInput, settings: HookSettings = DEFAULT_HOOK_SETTINGS, context: HookContext = {}): HookOp[] {
+  const ops = planEvent(input, settings, context);
+  if (context.background === undefined || ops.length === 0) return ops;
+  return inBackground(input.session_id, ops, context.background);
+}
+
+/**
+ * A background session drives only the pane it is attached in, found afresh on every event
+ * (attaching fires no hook); attached nowhere, it leaves its pane and drives no display. Never
+ * the pane named by the LEASEHOLD_PANE it inherited from the terminal it left.
+ */
+function inBackground(session: string, ops: HookOp[], background: NonNullable<HookContext['background']>): HookOp[] {
+  const forked = background.forkedFrom !== undefined ? { forked_from: background.forkedFrom } : {};
+  if (background.attachAncestry === null) {
+    // Its jobs' leases still follow what it reports (a release, a listing); no display, no pane.
+    const leaseOps = ops.filter((op) => op.op !== 'bind_session' && op.op !== 'set_display');
+    return [{ op: 'leave_pane', session_id: session, reason: "in Claude Code's background daemon, attached to no terminal", ...forked }, ...leaseOps];
+  }
+  const bind: HookOp = { op: 'bind_session', session_id: session, source: 'attach', pane_hint: { ancestry: background.attachAncestry }, ...forked };
+  return [bind, ...ops.filter((op) => op.op !== 'bind_session')];
+}
+
+function planEvent(input: HookInput, settings: HookSettings, context: HookContext): HookOp[] {
   const session = input.session_id;
   switch (input.hook_event_name) {
     case 'SessionStart': {

@@ -4,7 +4,7 @@
 // server's hold loop needs exactly the same identity (pid + start time); that file is a
 // leaf with no server state, which is why this glue module may import it.
 
-import { listProcesses, readCommandLine, readProcessInfo } from '../server/observe/processInfo.ts';
+import { listProcesses, readArgv, readCommandLine, readProcessInfo } from '../server/observe/processInfo.ts';
 import type { ProcessInfo } from '../server/observe/processInfo.ts';
 
 export { isSameProcess, readCommandLine, readProcessInfo } from '../server/observe/processInfo.ts';
@@ -131,4 +131,41 @@ export function findClaudeCodeCommand(
     if (readArgs(info.pid)?.includes(evalForm)) return info; // breadth-first: the wrapper itself
   }
   return findDescendantRunning(pid, command, snapshot, readArgs);
+}
+
+/**
+ * The newest `claude attach <id>` client showing this session (2.1.332): `claude attach` takes
+ * the short id (the session id's first 8 characters) or the full id. Claude Code fires no hook
+ * when a terminal attaches, so the client's own process, running in that terminal, is how the
+ * hook finds the pane an attached background session is shown in. Null when none runs.
+ */
+export function findAttachClient(
+  sessionId: string,
+  list: () => ProcessInfo[] = listProcesses,
+  readArgs: (pid: number) => string[] | null = readArgv,
+): ProcessInfo | null {
+  const names = new Set([sessionId, sessionId.slice(0, 8)]);
+  let newest: ProcessInfo | null = null;
+  for (const info of list()) {
+    if (info.state === 'Z' || !/^claude/.test(info.comm)) continue;
+    const argv = readArgs(info.pid);
+    const at = argv?.indexOf('attach') ?? -1;
+    if (argv === null || argv === undefined || at < 1 || !names.has(argv[at + 1] ?? '')) continue;
+    if (newest === null || Number(info.startTime) > Number(newest.startTime)) newest = info;
+  }
+  return newest;
+}
+
+/**
+ * The session a background session was forked from: Claude Code (2.1.332) starts it as
+ * `claude --session-id NEW --fork-session --resume <dir>/<OLD>.jsonl`. Read from the session
+ * process's own command line (CLAUDE_PID in the hook's environment); undefined otherwise.
+ */
+export function forkParentOf(sessionPid: number, readArgs: (pid: number) => string[] | null = readArgv): string | undefined {
+  const argv = readArgs(sessionPid);
+  if (argv === null || !argv.includes('--fork-session')) return undefined;
+  const resumed = argv[argv.indexOf('--resume') + 1];
+  if (argv.indexOf('--resume') < 0 || resumed === undefined) return undefined;
+  const id = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(\.jsonl)?$/i.exec(resumed)?.[1];
+  return id;
 }

@@ -3,7 +3,9 @@
 // `leasehold hooks install`, a real `leasehold serve` and real hook processes. The ONLY fake
 // is the scripted stand-in for the Anthropic Messages API (there is no model here).
 import assert from 'node:assert/strict';
+import { claudeBinary } from './support/claudeCode.ts';
 import type { ClaudeTui } from './support/claudeCode.ts';
+import { readProcessInfo } from '../../src/server/observe/processInfo.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { claudePerTest } from './support/leaseholdWorld.ts';
@@ -179,5 +181,53 @@ describe('real Claude Code: lifecycle edges (model API is a scripted stand-in)',
       await runHook('Notification', { ...notification, notification_type: type }, env);
       assert.equal((await world.pane(PANE)).display_state, 'working', `${type} says nothing about the pane`);
     }
+  });
+
+  it('"move to background and exit": the job stays held on its pid, one lease, one row; the detached session never drives the pane it left; `claude attach` binds the pane it is attached in (item 7)', async () => {
+    const recorded = recordPayloads(claudeHome());
+    const claude = await startClaude(['Bash', 'Agent']);
+    world.model.script(turn([toolUse('Bash', { command: 'sleep 60', description: 'long job', run_in_background: true })]), text('Started it.'));
+    await claude.submit('start the long job');
+    await claude.waitForText('Started it.');
+    const lease = await world.until(async () => (await world.leases(PANE)).find((view) => view.state !== 'ended' && view.observer.kind === 'pid'), 'the pid-held shell lease');
+    const original = lease.session_id;
+
+    await claude.submit('/exit');
+    await claude.waitForText('Move to background');
+    await claude.keys('2');
+    await claude.keys('Enter');
+    const fork = await world.until(() => recorded().find((payload) => payload.hook_event_name === 'SessionStart' && payload.source === 'fork'), "the daemon session's SessionStart (fork)", 30_000);
+    const forkId = String(fork.session_id);
+    assert.ok(recorded().some((payload) => payload.hook_event_name === 'SessionEnd' && payload.reason === 'prompt_input_exit' && payload.session_id === original));
+    // The terminal went back to a shell: the session that left never drives it again.
+    await world.until(async () => (await world.pane(PANE)).display_state === 'unknown', 'SessionEnd to leave the display unknown');
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const left = await world.pane(PANE);
+    assert.equal(left.display_state, 'unknown', 'the detached session set no display on the pane it left');
+    assert.ok(!(left.sessions ?? []).includes(forkId), 'the detached session is bound to no pane');
+    const held = await world.client.getWaitLease(lease.lease_id);
+    assert.notEqual(held.state, 'ended', 'the job runs on under the daemon: still held on its pid');
+    assert.equal(held.observer.kind, 'pid');
+
+    // Attach in another terminal, registered as a pane by its shell (pid + start time).
+    const other = claude.openWindow();
+    const shell = other.panePid();
+    await world.client.registerPane({ name: 'other-pane', source: 'cli', shell_pid: shell, shell_start_time: readProcessInfo(shell)!.startTime });
+    await other.submit(`${claudeBinary()} attach ${forkId.slice(0, 8)}`);
+    await other.waitForText(/Started it\./, 30_000);
+    world.model.script(text('Attached answer.'));
+    await other.submit('hello from the other pane');
+    await other.waitForText('Attached answer.');
+    const attached = await world.until(async () => {
+      const view = await world.pane('other-pane');
+      return (view.sessions ?? []).includes(forkId) && view.display_state === 'idle' ? view : undefined;
+    }, 'the attached session to bind the pane it is attached in and drive its display');
+    assert.equal(attached.display_state, 'idle');
+    assert.equal((await world.pane(PANE)).display_state, 'unknown', 'the pane it left is still not driven');
+    // The fork's Stop lists the same task: it takes over the lease rather than start a second one.
+    await world.until(async () => (await world.client.getWaitLease(lease.lease_id)).session_id === forkId, 'the attached fork to take over the lease');
+    const rows = (await world.ledger()).filter((row) => row.job_ref === lease.job_ref);
+    assert.equal(rows.length, 1, `one job, one lease, one row: ${JSON.stringify(rows)}`);
+    assert.equal((await world.client.getWaitLease(lease.lease_id)).state, 'active');
   });
 });

@@ -66,6 +66,48 @@ for (const target of storageTargets) {
       assert.deepEqual(leases.map((lease) => lease.state), ['ended'], 'one run, one lease');
     });
 
+    it('a forked background session takes over its parent\'s live leases; leave_pane unbinds it so it drives no display (item 7)', async () => {
+      const bind = { op: 'bind_session', session_id: 'parent', pane_hint: { env_pane: 'p8', ancestry: [] } };
+      const launch = { op: 'acquire', session_id: 'parent', job_ref: 'bash-1', job_type: 'shell', kind: 'declared', ttl_ms: 600_000 };
+      await post({ id: newEventId(), ops: [bind, launch] });
+      const left = await post({
+        id: newEventId(),
+        ops: [
+          { op: 'leave_pane', session_id: 'fork', reason: 'in the daemon', forked_from: 'parent' },
+          { op: 'set_display', session_id: 'fork', state: 'idle', reason: 'session fork' },
+        ],
+      });
+      assert.equal(left.results[0]!.ok, true);
+      assert.equal((left.results[0]!.detail?.carried_from_fork as string[]).length, 1);
+      assert.equal(left.results[1]!.error?.code, 'not_found', 'an unbound session drives no pane');
+      const leases = (await t.client.call<{ leases: Array<{ session_id: string; state: string }> }>('GET', '/api/v1/wait-leases', { query: { pane: 'p8' } })).leases;
+      assert.deepEqual(leases.map((lease) => [lease.session_id, lease.state]), [['fork', 'active']]);
+      // Attached somewhere, then detached again: bound, then unbound.
+      const attached = await post({ id: newEventId(), ops: [{ op: 'bind_session', session_id: 'fork', source: 'attach', pane_hint: { env_pane: 'p8b', ancestry: [] } }] });
+      assert.equal(attached.results[0]!.detail?.pane, 'p8b');
+      const again = await post({ id: newEventId(), ops: [{ op: 'bind_session', session_id: 'fork', source: 'attach', pane_hint: { env_pane: 'p8b', ancestry: [] } }] });
+      assert.equal(again.results[0]!.detail?.unchanged, true, 'rebinding where it is bound changes nothing');
+      const detached = await post({ id: newEventId(), ops: [{ op: 'leave_pane', session_id: 'fork', reason: 'detached' }] });
+      assert.equal(detached.results[0]!.detail?.left, 'p8b');
+    });
+
+    it("a session whose Stop lists a task another session holds a live lease on takes that lease over: one job, one lease (item 7, a fork in a spare process)", async () => {
+      await post({
+        id: newEventId(),
+        ops: [
+          { op: 'bind_session', session_id: 'old', pane_hint: { env_pane: 'p6', ancestry: [] } },
+          { op: 'acquire', session_id: 'old', job_ref: 'bash-6', job_type: 'shell', kind: 'declared', ttl_ms: 600_000 },
+          { op: 'bind_session', session_id: 'new', pane_hint: { env_pane: 'p6b', ancestry: [] } },
+        ],
+      });
+      const running = [{ job_ref: 'bash-6', job_type: 'shell', ttl_ms: 600_000, evidence: 'listed as running in background_tasks' }];
+      const listing = await post({ id: newEventId(), ops: [{ op: 'reconcile', session_id: 'new', running, finished: [], release_unlisted: true }] });
+      assert.deepEqual(listing.results[0]!.detail?.adopted, ['bash-6']);
+      const leases = (await t.client.call<{ leases: Array<{ session_id: string; state: string }> }>('GET', '/api/v1/wait-leases', { query: { pane: 'p6' } })).leases;
+      assert.deepEqual(leases.map((lease) => [lease.session_id, lease.state]), [['new', 'active']]);
+      assert.equal((await t.client.call<{ leases: unknown[] }>('GET', '/api/v1/wait-leases', { query: { pane: 'p6b' } })).leases.length, 0, 'no second lease');
+    });
+
     it('a replayed event is judged as of when it was observed: it never grants more than it would have then (issue 8 evidence rule)', async () => {
       const leases = async () => (await t.client.call<{ leases: Array<{ job_ref: string; state: string; remaining_ms: number; renew_count: number }> }>('GET', '/api/v1/wait-leases', { query: { session_id: 's9' } })).leases;
       const bind = { op: 'bind_session', session_id: 's9', pane_hint: { env_pane: 'p9', ancestry: [] } };

@@ -45,6 +45,20 @@ export const BindSessionOpSchema = z.strictObject({
   source: z.string().max(HOOK_LABEL_MAX).optional(),
   cwd: z.string().max(HOOK_PATH_MAX).optional(),
   pane_hint: PaneHintSchema,
+  /** The session this one was forked from (Claude Code's "move to background"): its live leases are handed over. */
+  forked_from: SessionId.optional(),
+});
+
+/**
+ * The session is in no terminal (Claude Code's background daemon, not attached): its binding
+ * is dropped, so it never drives the pane it left. Its jobs' leases stay as they are (a
+ * pid-held one goes on while its process runs).
+ */
+export const LeavePaneOpSchema = z.strictObject({
+  op: z.literal('leave_pane'),
+  session_id: SessionId,
+  reason: z.string().max(HOOK_NOTE_MAX),
+  forked_from: SessionId.optional(),
 });
 
 export const SetDisplayOpSchema = z.strictObject({
@@ -105,6 +119,7 @@ export const HookOpSchema = z.discriminatedUnion('op', [
   ReconcileOpSchema,
   ReleaseOpSchema,
   ReleaseSessionOpSchema,
+  LeavePaneOpSchema,
 ]);
 export type HookOp = z.infer<typeof HookOpSchema>;
 export type HookOpName = HookOp['op'];

@@ -228,7 +228,9 @@ export class HookEventService {
   private applyOp(op: HookOp, observed: Observation): Promise<Detail | undefined> {
     switch (op.op) {
       case 'bind_session':
-        return this.bindSession(op.session_id, op.pane_hint, op.source);
+        return this.bindSession(op.session_id, op.pane_hint, op.source, op.forked_from);
+      case 'leave_pane':
+        return this.leavePane(op.session_id, op.reason, op.forked_from);
       case 'set_display':
         return this.setDisplay(op.session_id, op.state, op.if_state);
       case 'acquire':
@@ -269,9 +271,15 @@ export class HookEventService {
     );
   }
 
-  private async bindSession(sessionId: string, hint: PaneHint, source: string | undefined): Promise<Detail> {
+  private async bindSession(sessionId: string, hint: PaneHint, source: string | undefined, forkedFrom: string | undefined): Promise<Detail> {
     const found = await this.findPane(hint);
     const pane = await this.waitLeases.getPane(found.name);
+    const forked = await this.takeOverFork(sessionId, forkedFrom);
+    // An attached background session re-binds on each event: once bound here, nothing to do.
+    const bound = await this.waitLeases.store.getSession(sessionId);
+    if (bound && bound.pane === pane.name && bound.generation === pane.generation) {
+      return { pane: pane.name, generation: pane.generation, via: found.via, unchanged: true, ...forked };
+    }
     // A new session on a reused pane starts a new binding: the earlier session's leases on this
     // pane end here (its hooks will never reconcile them again). Except after /clear (source
     // "clear"): the same Claude Code process goes on, its background jobs survive and the new
@@ -291,7 +299,27 @@ export class HookEventService {
       ...(found.depth !== undefined ? { depth: found.depth } : {}),
       released_previous: released,
       ...(carried.length > 0 ? { carried_previous: carried } : {}),
+      ...forked,
     };
+  }
+
+  /**
+   * A session moved to Claude Code's background daemon continues under a new id that forks the
+   * old one; the old one ended (SessionEnd prompt_input_exit) with its pid-held jobs still
+   * running. The fork takes over their leases (as after /clear): one job, one lease, whichever
+   * terminal the fork is later attached in. The leases stay on the pane they were granted on.
+   */
+  private async takeOverFork(sessionId: string, forkedFrom: string | undefined): Promise<Detail> {
+    if (forkedFrom === undefined || forkedFrom === sessionId) return {};
+    const { carried } = await this.waitLeases.carrySessionLeases(forkedFrom, sessionId);
+    return carried.length > 0 ? { carried_from_fork: carried } : {};
+  }
+
+  /** The session is in no terminal: it drives no pane from now on (its ops are refused as not bound). */
+  private async leavePane(sessionId: string, reason: string, forkedFrom: string | undefined): Promise<Detail> {
+    const forked = await this.takeOverFork(sessionId, forkedFrom);
+    const left = await this.waitLeases.unbindSession(sessionId);
+    return { left: left ?? null, reason, ...forked };
   }
 
   private async paneOf(sessionId: string): Promise<string> {
@@ -381,6 +409,7 @@ export class HookEventService {
     const live = await this.liveLeases(op.session_id);
     const endedObserved = await this.observedEnds(op.session_id, live);
     const stale: string[] = [];
+    const adopted: string[] = [];
     // The listing's own time: a stale replayed listing is refused as evidence (EVIDENCE_MISSING).
     const observedAt = observed.atWallMs;
     const kept: string[] = [];
@@ -415,6 +444,11 @@ export class HookEventService {
           stale.push(task.job_ref);
           continue;
         }
+        // The same task under the session this one continues: one job, one lease.
+        if (!lease && (await this.waitLeases.adoptLease(task.job_ref, op.session_id)) !== undefined) {
+          adopted.push(task.job_ref);
+          continue;
+        }
         await this.grant(op.session_id, task.job_ref, task.job_type, task.ttl_ms - observed.ageMs, task.description);
         acquired.push(task.job_ref);
       } catch (error) {
@@ -431,7 +465,7 @@ export class HookEventService {
       // Gone from the listing: it ended at some unobserved time since the last look.
       if (await this.endLease(lease.lease_id, 'ended unobserved: task no longer listed in Stop background_tasks', false)) released.push(jobRef);
     }
-    return { kept, acquired, released, ...(stale.length ? { stale_listed: stale } : {}), ...(failed.length ? { failed } : {}) };
+    return { kept, acquired, released, ...(adopted.length ? { adopted } : {}), ...(stale.length ? { stale_listed: stale } : {}), ...(failed.length ? { failed } : {}) };
   }
 
   /** Job refs of this session whose latest lease ended on an observed end (released), and that have no live lease. */

@@ -136,3 +136,18 @@ export function readCommandLine(pid: number): string | null {
   const out = runPs(['-o', 'command=', '-p', String(pid)]).trim();
   return out === '' ? null : out;
 }
+
+/** A process's argv: exact on Linux (/proc cmdline), else the ps command line split on spaces. */
+export function readArgv(pid: number): string[] | null {
+  if (isLinux) {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+        .split('\0')
+        .filter((part) => part !== '');
+    } catch {
+      return null;
+    }
+  }
+  const line = readCommandLine(pid);
+  return line === null ? null : line.split(' ');
+}

@@ -254,6 +254,30 @@ export class WaitLeaseService {
     return { carried };
   }
 
+  /** Drops a session's pane binding (it left every terminal); returns the pane it was bound to, if any. */
+  async unbindSession(sessionId: string): Promise<string | undefined> {
+    const binding = await this.store.getSession(sessionId);
+    if (!binding) return undefined;
+    await this.store.transaction((tx) => this.store.unbindSession(tx, sessionId));
+    this.bus.publish({ type: 'pane.changed', pane: binding.pane, change: 'session_unbound' });
+    return binding.pane;
+  }
+
+  /**
+   * The live lease another session holds on this job, handed to `toSession`: a Claude Code task
+   * id names one job, and a session that continues another (a fork moved to the background
+   * daemon, whose process Claude Code may take from a pre-started spare) lists the same task.
+   * Returns the lease id, or undefined when no other session holds one.
+   */
+  async adoptLease(jobRef: string, toSession: string): Promise<string | undefined> {
+    const others = (await this.store.listLeases({ jobRef, live: true })).filter((stored) => stored.sessionId !== null && stored.sessionId !== toSession && stored.machineId === this.machineId);
+    for (const stored of others) {
+      const carried = await this.store.transaction((tx) => this.store.carryLease(tx, stored.record.id, toSession, this.clock.read().wallMs));
+      if (carried) return stored.record.id;
+    }
+    return undefined;
+  }
+
   async getSession(sessionId: string): Promise<SessionBindingWire> {
     const binding = await this.store.getSession(sessionId);
     if (!binding) throw new LeaseholdError('not_found', `session "${sessionId}" is not bound to a pane`, { field: 'session_id' });

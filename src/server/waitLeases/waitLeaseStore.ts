@@ -49,6 +49,7 @@ export interface LeaseFilter {
   generation?: number;
   state?: WaitLeaseRecord['state'];
   sessionId?: string;
+  jobRef?: string;
   live?: boolean;
   limit?: number;
 }
@@ -396,6 +397,10 @@ export class WaitLeaseStore {
     );
   }
 
+  async unbindSession(tx: SqlExecutor, sessionId: string): Promise<void> {
+    await tx.run('DELETE FROM pane_sessions WHERE session_id = ?', [sessionId]);
+  }
+
   async getSession(sessionId: string, executor: SqlExecutor = this.db): Promise<SessionBinding | undefined> {
     const row = await first<{ session_id: string; pane: string; generation: number; bound_at: number }>(
       executor,
@@ -412,6 +417,12 @@ export class WaitLeaseStore {
       await tx.run("UPDATE wait_leases SET session_id = ?, version = version + 1, updated_at = ? WHERE session_id = ? AND state <> 'ended'", [toSession, now, fromSession]);
     }
     return rows.map((row) => row.id);
+  }
+
+  /** Hands one live lease to another session; false when it has ended or is gone. */
+  async carryLease(tx: SqlExecutor, leaseId: string, toSession: string, now: number): Promise<boolean> {
+    const result = await tx.run("UPDATE wait_leases SET session_id = ?, version = version + 1, updated_at = ? WHERE id = ? AND state <> 'ended'", [toSession, now, leaseId]);
+    return result.changes > 0;
   }
 
   async sessionsOf(pane: string, generation: number): Promise<string[]> {
@@ -505,6 +516,10 @@ export class WaitLeaseStore {
     if (filter.sessionId !== undefined) {
       where.push('session_id = ?');
       params.push(filter.sessionId);
+    }
+    if (filter.jobRef !== undefined) {
+      where.push('job_ref = ?');
+      params.push(filter.jobRef);
     }
     if (filter.live) where.push(`state <> 'ended'`);
     const limit = filter.limit !== undefined ? ` LIMIT ${Math.floor(filter.limit)}` : '';

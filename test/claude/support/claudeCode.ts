@@ -27,6 +27,8 @@
  *   await tui.keys('Enter') / tui.keys('C-b')        // tmux key names
  *   await tui.submit('/clear')                       // type + Enter
  *   tui.screen()                                     // current capture-pane text
+ *   tui.openWindow(env?)                             // another tmux window (a shell), as a ClaudeTui
+ *   killProcessesOf(home)                            // what Claude Code's background daemon left
  *   tui.panePid()                                    // pid of the shell/claude in the pane
  *   await tui.stop()                                 // kills the tmux server (and claude)
  *
@@ -166,7 +168,27 @@ export interface ClaudeTui {
   keys(...names: string[]): Promise<void>;
   submit(text: string): Promise<void>;
   panePid(): number;
+  /** A new tmux window on the same server running a plain shell (claude's environment plus `env`). */
+  openWindow(env?: NodeJS.ProcessEnv): ClaudeTui;
   stop(): Promise<void>;
+}
+
+/**
+ * Kills every process still running with this Claude home as its HOME (by pid): what Claude
+ * Code's background daemon ("move to background", `claude --bg`) left behind, which outlives
+ * the tmux server. Linux /proc only.
+ */
+export function killProcessesOf(claudeHome: ClaudeHome): void {
+  const marker = `HOME=${claudeHome.dir}\0`;
+  for (const entry of fs.readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isSafeInteger(pid) || pid <= 1 || pid === process.pid) continue;
+    try {
+      if (fs.readFileSync(`/proc/${pid}/environ`, 'utf8').includes(marker)) process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone, or not ours to read
+    }
+  }
 }
 
 function tmux(socket: string, args: string[]): string {
@@ -200,6 +222,11 @@ export async function startClaudeInteractive(options: {
     tmux(socket, ['send-keys', '-t', target, '-l', `${claudeCommand}`]);
     tmux(socket, ['send-keys', '-t', target, 'Enter']);
   }
+  return tuiOn(socket, target, options.home, options.model);
+}
+
+/** A ClaudeTui on one tmux pane (`session:window.pane`) of the server on `socket`. */
+function tuiOn(socket: string, target: string, claudeHome: ClaudeHome, model: ModelStandIn): ClaudeTui {
   const tui: ClaudeTui = {
     socket,
     target,
@@ -233,6 +260,11 @@ export async function startClaudeInteractive(options: {
       await tui.keys('Enter');
     },
     panePid: () => Number(tmux(socket, ['display-message', '-p', '-t', target, '#{pane_pid}']).trim()),
+    openWindow(env = {}) {
+      const envArgs = Object.entries(claudeEnv(claudeHome, model, env)).flatMap(([key, value]) => (value === undefined ? [] : ['-e', `${key}=${value}`]));
+      const index = tmux(socket, ['new-window', '-P', '-F', '#{window_index}', '-t', 'lh', '-c', claudeHome.workDir, ...envArgs, 'bash --norc --noprofile']).trim();
+      return tuiOn(socket, `lh:${index}.0`, claudeHome, model);
+    },
     async stop() {
       try {
         tmux(socket, ['kill-server']);

@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { LeaseholdClient } from '../../../src/client/client.ts';
 import { runCli, startServeProcess } from '../../support/cli.ts';
-import { makeClaudeHome, startClaudeInteractive } from './claudeCode.ts';
+import { killProcessesOf, makeClaudeHome, startClaudeInteractive } from './claudeCode.ts';
 import type { ClaudeHome, ClaudeTui } from './claudeCode.ts';
 import { startModelStandIn } from './modelStandIn.ts';
 import type { ModelStandIn } from './modelStandIn.ts';
@@ -77,6 +77,7 @@ export async function startLeaseholdWorld(): Promise<LeaseholdWorld> {
       }
     },
     async stop() {
+      killProcessesOf(home);
       await model.close();
       await server.stop();
       home.cleanup();

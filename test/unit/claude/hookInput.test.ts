@@ -292,6 +292,31 @@ describe('planHookActions', () => {
   });
 });
 
+describe('planHookActions for a session in Claude Code\'s background daemon (issue 8 item 7)', () => {
+  const plan = (payload: Record<string, unknown>, background: HookContext['background']) =>
+    planHookActions((parseHookInput({ session_id: SESSION, ...payload }) as { input: HookInput }).input, undefined, { envPane: 'the-pane-it-left', ancestry: [{ pid: 9, start_time: '9' }], background });
+  const attach = [{ pid: 77, start_time: '700' }];
+
+  it('attached nowhere: it leaves its pane, sets no display, never binds by the LEASEHOLD_PANE it inherited; its releases still apply', () => {
+    const start = plan({ hook_event_name: 'SessionStart', source: 'fork' }, { attachAncestry: null, forkedFrom: 'c598ab9d-193e-4933-9ad2-8ba3aebe9570' });
+    assert.deepEqual(start, [{ op: 'leave_pane', session_id: SESSION, reason: "in Claude Code's background daemon, attached to no terminal", forked_from: 'c598ab9d-193e-4933-9ad2-8ba3aebe9570' }]);
+    const ended = plan({ hook_event_name: 'SubagentStop', agent_id: 'a1' }, { attachAncestry: null });
+    assert.deepEqual(ended.map((op) => op.op), ['leave_pane', 'release']);
+  });
+
+  it('attached: every event binds the pane of the `claude attach` client first (attaching fires no hook)', () => {
+    const prompt = plan({ hook_event_name: 'UserPromptSubmit', prompt: 'hi' }, { attachAncestry: attach });
+    assert.deepEqual(prompt[0], { op: 'bind_session', session_id: SESSION, source: 'attach', pane_hint: { ancestry: attach } });
+    assert.deepEqual(prompt.slice(1).map((op) => op.op), ['set_display']);
+    const start = plan({ hook_event_name: 'SessionStart', source: 'fork' }, { attachAncestry: attach });
+    assert.equal(start.filter((op) => op.op === 'bind_session').length, 1, 'the env-pane binding is replaced, not added to');
+  });
+
+  it('an event that carries nothing stays nothing', () => {
+    assert.deepEqual(plan({ hook_event_name: 'Notification', notification_type: 'agent_completed' }, { attachAncestry: null }), []);
+  });
+});
+
 describe('resolveHookSettings', () => {
   it('refuses an unbounded, zero or fractional TTL', () => {
     assert.throws(() => resolveHookSettings({ ttlMsByJobType: { shell: Number.POSITIVE_INFINITY } }));

@@ -5,7 +5,9 @@ import {
   ancestry,
   descendants,
   findAncestorAmong,
+  findAttachClient,
   findDescendantRunning,
+  forkParentOf,
   isSameProcess,
   readProcessInfo,
 } from '../../../src/claude/processTree.ts';
@@ -169,5 +171,29 @@ describe('process identity and tree', function () {
       await waitFor(() => (descendants(child.pid as number).some((info) => info.pid === sleeper.pid) ? null : true), 'the sleep to leave the tree');
     });
   });
-});
 
+  // Claude Code's background daemon (2.1.332): argv as /proc shows it.
+  describe('background sessions', () => {
+    const SESSION = '28f3a3eb-414f-4315-bcc9-31859311a095';
+    const proc = (pid: number, comm: string, startTime: string) => ({ pid, ppid: 1, startTime, state: 'S', comm }) as never;
+    it('finds the newest `claude attach <short id|id>` client, and nothing else', () => {
+      const argv: Record<number, string[]> = {
+        10: ['/x/claude.exe', 'attach', '28f3a3eb'],
+        11: ['/x/claude.exe', 'attach', SESSION],
+        12: ['/x/claude.exe', 'attach', 'ffffffff'],
+        13: ['/x/claude.exe', '--resume', 'attach'],
+        14: ['vim', 'attach', '28f3a3eb'],
+      };
+      const list = () => [proc(10, 'claude.exe', '100'), proc(11, 'claude.exe', '200'), proc(12, 'claude.exe', '300'), proc(13, 'claude.exe', '400'), proc(14, 'vim', '500')];
+      assert.equal(findAttachClient(SESSION, list, (pid) => argv[pid] ?? null)?.pid, 11);
+      assert.equal(findAttachClient('00000000-0000-0000-0000-000000000000', list, (pid) => argv[pid] ?? null), null);
+    });
+
+    it("reads the session a fork continues from the fork's own command line", () => {
+      const fork = ['/x/claude.exe', '--session-id', SESSION, '--fork-session', '--resume', '/h/.claude/projects/-p/c598ab9d-193e-4933-9ad2-8ba3aebe9570.jsonl', '--permission-mode', 'default'];
+      assert.equal(forkParentOf(5, () => fork), 'c598ab9d-193e-4933-9ad2-8ba3aebe9570');
+      assert.equal(forkParentOf(5, () => ['/x/claude.exe', '--resume', '/h/c598ab9d-193e-4933-9ad2-8ba3aebe9570.jsonl']), undefined, 'a plain resume is no fork');
+      assert.equal(forkParentOf(5, () => null), undefined);
+    });
+  });
+});
