@@ -91,6 +91,27 @@ for (const target of storageTargets) {
       assert.deepEqual([beat.lease_ttl_seconds, beat.lease_source], [300, 'server'], 'null resets to the server default');
     });
 
+    it('claim_next and complete read the endpoint row in their own statement: a stale copy is re-resolved, a revoked row refused', async () => {
+      await addTodo('one', 'stale');
+      await addTodo('two', 'stale');
+      await t.server.claims.editEndpoint(t.server.human, 'plain', { default_lease_ttl_seconds: 1200 });
+      // `plain` still says null (server default): the stored 1200 applies, nothing is claimed twice.
+      const claimed = (await t.server.claims.claimNext(plain, 'stale'))!;
+      assert.deepEqual([claimed.lease_ttl_seconds, claimed.lease_source], [1200, 'endpoint']);
+      const events = await t.server.claimStore.listClaimEvents(claimed.todo_id);
+      assert.deepEqual(
+        events.map((event) => [event.kind, event.lease_ttl_seconds]),
+        [['claimed', 1200]],
+      );
+      const done = await t.server.claims.complete(plain, claimed.todo_id, claimed.claim_epoch);
+      assert.equal(done.state, 'done');
+      const second = (await t.server.claims.claimNext(plain, 'stale'))!;
+      await t.server.claims.revokeEndpoint(t.server.human, 'plain');
+      const refused = await rejection(t.server.claims.claimNext(plain, 'stale'));
+      assert.equal(refused.code, 'conflict');
+      assert.equal((await t.server.claimStore.getTodo(second.todo_id))?.state, 'queued', 'revoking requeued it; the stale copy claimed nothing');
+    });
+
     it('a failure to read the endpoint row refuses the claim rather than guessing', async () => {
       const todo = await addTodo();
       const store = t.server.claimStore as unknown as { getEndpoint: (id: string) => Promise<unknown> };

@@ -24,7 +24,7 @@ import type {
 } from '../../core/wire/claims.ts';
 import { generateId, generateToken, hashToken } from '../auth/tokens.ts';
 import type { ChangeBus } from '../events.ts';
-import type { ClaimStore, LeaseGrant } from './claimStore.ts';
+import type { CheckedTransition, ClaimStore, LeaseGrant } from './claimStore.ts';
 import type { EndpointRecord, HumanRecord, TodoRecord } from './records.ts';
 
 export function endpointView(endpoint: EndpointRecord): EndpointView {
@@ -305,11 +305,12 @@ export class ClaimService {
 
   /** Claims the oldest queued todo of the queue, or returns null when the queue is empty. */
   async claimNext(endpoint: EndpointRecord, queue: string, perCallSeconds?: number): Promise<ClaimView | null> {
-    const current = await this.currentEndpoint(endpoint);
-    const grant = grantOf(perCallSeconds, current);
-    const now = this.clock.nowMs();
-    const todo = await this.store.claimNext(queue, current.id, grant, now);
-    return todo ? this.granted(todo, grant, 'claimed', current, now) : null;
+    const { result, grant, now } = await this.checked(endpoint, (expected) => {
+      const grant = grantOf(perCallSeconds, expected);
+      const now = this.clock.nowMs();
+      return { grant, now, run: this.store.claimNext(queue, expected, grant, now) };
+    });
+    return result.todo ? this.granted(result.todo, grant, 'claimed', result.endpoint, now) : null;
   }
 
   /** Extends the lease; without lease_ttl_seconds by the endpoint's default (no bare-heartbeat trap). */
@@ -334,13 +335,39 @@ export class ClaimService {
   }
 
   private async endClaim(endpoint: EndpointRecord, todoId: string, claimEpoch: number, kind: 'released' | 'completed'): Promise<TodoView> {
-    const current = await this.currentEndpoint(endpoint);
-    const now = this.clock.nowMs();
-    const mutation = { todoId, endpointId: current.id, claimEpoch, now };
-    const todo = kind === 'released' ? await this.store.release(mutation) : await this.store.complete(mutation);
+    const { result, now } = await this.checked(endpoint, (expected) => {
+      const now = this.clock.nowMs();
+      const mutation = { todoId, endpointId: expected.id, claimEpoch, now };
+      return { grant: undefined, now, run: kind === 'released' ? this.store.release(mutation, expected) : this.store.complete(mutation, expected) };
+    });
+    const current = result.endpoint;
+    const todo = result.todo;
     if (!todo) throw await this.lapsed(todoId, claimEpoch, current.id);
     this.bus.publish({ type: 'todo.changed', todo_id: todo.id, queue: todo.queue, change: kind, endpoint_id: current.id });
     return this.todoView(todo, new Map([[current.id, current]]), now);
+  }
+
+  /**
+   * Runs a transition that reads the endpoint row in its own transaction or statement (the
+   * ADR's read on every call, without a round trip of its own). `attempt` resolves the call
+   * from the row it expects, starting with the caller's copy; when the stored row differs (its
+   * default was edited, or it was revoked) nothing was written, and the call is resolved again
+   * from the stored row. Revocation is final, so a revoked copy is refused without asking.
+   */
+  private async checked<G>(
+    endpoint: EndpointRecord,
+    attempt: (expected: EndpointRecord) => { grant: G; now: number; run: Promise<CheckedTransition> },
+  ): Promise<{ result: CheckedTransition & { endpoint: EndpointRecord }; grant: G; now: number }> {
+    let expected = endpoint;
+    for (let tries = 0; tries < 5; tries++) {
+      if (expected.state === 'revoked') throw revokedConflict(expected);
+      const { grant, now, run } = attempt(expected);
+      const result = await run;
+      if (!result.endpoint) throw notFound(endpoint.slug);
+      if (result.applied) return { result: { ...result, endpoint: result.endpoint }, grant, now };
+      expected = result.endpoint;
+    }
+    throw new LeaseholdError('unavailable', `endpoint "${endpoint.slug}" kept changing while the call was resolved; retry`);
   }
 
   /**

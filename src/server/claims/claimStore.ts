@@ -1,9 +1,12 @@
 // Storage of humans, endpoints, todos and claim transitions, written once over the Db seam.
 // Every claim transition is a single conditional UPDATE (the fencing check lives in its
-// WHERE clause) plus its event row, in one transaction.
+// WHERE clause) plus its event row, in one transaction. The hot transitions (claim_next,
+// release, complete) also read the caller's endpoint row in that same transaction and apply
+// only while the row is as the caller resolved its lease from: on PostgreSQL all of it is one
+// statement (one round trip), on SQLite one transaction (coalesced by the group commit).
 import type { LeaseSource } from '../../core/claimLease.ts';
 import type { Verb } from '../../core/verbs.ts';
-import { first, type Db, type SqlExecutor } from '../db/sql.ts';
+import { first, type Db, type SqlExecutor, type SqlValue } from '../db/sql.ts';
 import type { AuthenticatedHuman, ClaimEventKind, ClaimEventRecord, DeviceRecord, EndpointRecord, HumanRecord, TodoRecord } from './records.ts';
 
 interface EndpointRow extends Omit<EndpointRecord, 'scope' | 'friend'> {
@@ -41,6 +44,32 @@ export interface ClaimMutation {
   claimEpoch: number;
   now: number;
 }
+
+/**
+ * A transition checked against the endpoint row it was resolved from: `endpoint` is the row as
+ * stored when the transition ran (undefined when gone); `applied` is false when that row no
+ * longer matched the expected one, and then nothing was written.
+ */
+export interface CheckedTransition {
+  endpoint: EndpointRecord | undefined;
+  applied: boolean;
+  todo: TodoRecord | undefined;
+}
+
+/** The endpoint fields a transition depends on (its state, and the default its lease came from) are as expected. */
+export function endpointUnchanged(stored: EndpointRecord, expected: EndpointRecord): boolean {
+  return stored.state === expected.state && stored.default_lease_ttl_seconds === expected.default_lease_ttl_seconds;
+}
+
+// PostgreSQL: the endpoint read and the guard that it is unchanged (the SQL twin of endpointUnchanged), as CTEs.
+const PG_ENDPOINT_GUARD = `ep AS (SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE id = ?),
+  unchanged AS (SELECT 1 FROM ep WHERE state = ? AND default_lease_ttl_seconds IS NOT DISTINCT FROM ?)`;
+// The fencing check of release and complete: the caller's epoch of a live claim it holds.
+const FENCED = `id = ? AND state = 'claimed' AND holder_endpoint_id = ? AND claim_epoch = ? AND lease_expires_at > ?`;
+// Parameters in a SELECT list have no type to infer, hence the casts.
+const PG_EVENT_OF_CHANGED = `INSERT INTO claim_events (todo_id, endpoint_id, kind, claim_epoch, lease_ttl_seconds, lease_source, lease_expires_at, at)
+    SELECT id, ?::text, ?::text, claim_epoch, ?::integer, ?::text, lease_expires_at, ?::bigint FROM changed`;
+const PG_CHECKED_RESULT = 'SELECT (SELECT to_jsonb(e) FROM ep e) AS endpoint, (SELECT to_jsonb(c) FROM changed c) AS todo';
 
 export class ClaimStore {
   readonly db: Db;
@@ -296,19 +325,33 @@ export class ClaimStore {
     });
   }
 
-  /** Claims the oldest queued todo of a queue; several servers may race (SKIP LOCKED). */
-  claimNext(queue: string, endpointId: string, lease: LeaseGrant, now: number): Promise<TodoRecord | undefined> {
-    const lock = this.db.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
-    return this.db.transaction(async (tx) => {
-      const rows = await tx.all<TodoRow>(
-        `UPDATE todos SET state = 'claimed', holder_endpoint_id = ?, claim_epoch = claim_epoch + 1,
-           attempts = attempts + 1, lease_expires_at = ?, updated_at = ?
-         WHERE id = (SELECT id FROM todos WHERE queue = ? AND state = 'queued' ORDER BY seq LIMIT 1 ${lock})
-           AND state = 'queued'
-         RETURNING ${TODO_COLUMNS}`,
-        [endpointId, now + lease.leaseMs, now, queue],
+  /**
+   * Claims the oldest queued todo of a queue for `expected` (several servers may race: SKIP
+   * LOCKED), only while the endpoint row is still as expected.
+   */
+  claimNext(queue: string, expected: EndpointRecord, lease: LeaseGrant, now: number): Promise<CheckedTransition> {
+    const set = `state = 'claimed', holder_endpoint_id = ?, claim_epoch = claim_epoch + 1, attempts = attempts + 1, lease_expires_at = ?, updated_at = ?`;
+    const setParams = [expected.id, now + lease.leaseMs, now];
+    if (this.db.dialect === 'postgres') {
+      return this.checkedStatement(
+        `WITH ${PG_ENDPOINT_GUARD},
+          pick AS (SELECT id FROM todos WHERE queue = ?::text AND state = 'queued' AND EXISTS (SELECT 1 FROM unchanged)
+                   ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED),
+          changed AS (UPDATE todos SET ${set} WHERE id = (SELECT id FROM pick) AND state = 'queued' RETURNING ${TODO_COLUMNS}),
+          event AS (${PG_EVENT_OF_CHANGED})
+        ${PG_CHECKED_RESULT}`,
+        [expected.id, expected.state, expected.default_lease_ttl_seconds, queue, ...setParams, expected.id, 'claimed', lease.leaseSeconds, lease.source, now],
+        expected,
       );
-      return this.recorded(tx, rows[0], 'claimed', endpointId, lease, now);
+    }
+    return this.checkedTransaction(expected, async (tx) => {
+      const rows = await tx.all<TodoRow>(
+        `UPDATE todos SET ${set}
+         WHERE id = (SELECT id FROM todos WHERE queue = ? AND state = 'queued' ORDER BY seq LIMIT 1) AND state = 'queued'
+         RETURNING ${TODO_COLUMNS}`,
+        [...setParams, queue],
+      );
+      return this.recorded(tx, rows[0], 'claimed', expected.id, lease, now);
     });
   }
 
@@ -316,32 +359,56 @@ export class ClaimStore {
   heartbeat(claim: ClaimMutation, lease: LeaseGrant): Promise<TodoRecord | undefined> {
     return this.db.transaction(async (tx) => {
       const rows = await tx.all<TodoRow>(
-        `UPDATE todos SET lease_expires_at = ?, updated_at = ?
-         WHERE id = ? AND state = 'claimed' AND holder_endpoint_id = ? AND claim_epoch = ? AND lease_expires_at > ?
-         RETURNING ${TODO_COLUMNS}`,
+        `UPDATE todos SET lease_expires_at = ?, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`,
         [claim.now + lease.leaseMs, claim.now, claim.todoId, claim.endpointId, claim.claimEpoch, claim.now],
       );
       return this.recorded(tx, rows[0], 'heartbeat', claim.endpointId, lease, claim.now);
     });
   }
 
-  release(claim: ClaimMutation): Promise<TodoRecord | undefined> {
-    return this.endClaim(claim, 'released', `state = 'queued', holder_endpoint_id = NULL, lease_expires_at = NULL`);
+  /** Ends a live claim held under this epoch, for `expected` while its row is unchanged; todo undefined once it lapsed or was re-claimed. */
+  release(claim: ClaimMutation, expected: EndpointRecord): Promise<CheckedTransition> {
+    return this.endClaim(claim, expected, 'released', `state = 'queued', holder_endpoint_id = NULL, lease_expires_at = NULL`);
   }
 
-  complete(claim: ClaimMutation): Promise<TodoRecord | undefined> {
-    return this.endClaim(claim, 'completed', `state = 'done', lease_expires_at = NULL, completed_at = ?`, [claim.now]);
+  complete(claim: ClaimMutation, expected: EndpointRecord): Promise<CheckedTransition> {
+    return this.endClaim(claim, expected, 'completed', `state = 'done', lease_expires_at = NULL, completed_at = ?`, [claim.now]);
   }
 
-  private endClaim(claim: ClaimMutation, kind: ClaimEventKind, assignments: string, extra: number[] = []): Promise<TodoRecord | undefined> {
-    return this.db.transaction(async (tx) => {
-      const rows = await tx.all<TodoRow>(
-        `UPDATE todos SET ${assignments}, updated_at = ?
-         WHERE id = ? AND state = 'claimed' AND holder_endpoint_id = ? AND claim_epoch = ? AND lease_expires_at > ?
-         RETURNING ${TODO_COLUMNS}`,
-        [...extra, claim.now, claim.todoId, claim.endpointId, claim.claimEpoch, claim.now],
+  private endClaim(claim: ClaimMutation, expected: EndpointRecord, kind: ClaimEventKind, assignments: string, extra: number[] = []): Promise<CheckedTransition> {
+    const params = [...extra, claim.now, claim.todoId, claim.endpointId, claim.claimEpoch, claim.now];
+    if (this.db.dialect === 'postgres') {
+      return this.checkedStatement(
+        `WITH ${PG_ENDPOINT_GUARD},
+          changed AS (UPDATE todos SET ${assignments}, updated_at = ? WHERE ${FENCED} AND EXISTS (SELECT 1 FROM unchanged)
+                      RETURNING ${TODO_COLUMNS}),
+          event AS (${PG_EVENT_OF_CHANGED})
+        ${PG_CHECKED_RESULT}`,
+        [expected.id, expected.state, expected.default_lease_ttl_seconds, ...params, claim.endpointId, kind, null, null, claim.now],
+        expected,
       );
+    }
+    return this.checkedTransaction(expected, async (tx) => {
+      const rows = await tx.all<TodoRow>(`UPDATE todos SET ${assignments}, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`, params);
       return this.recorded(tx, rows[0], kind, claim.endpointId, null, claim.now);
+    });
+  }
+
+  /** PostgreSQL: one statement that reads the endpoint, guards, changes the todo and records its event. */
+  private async checkedStatement(sql: string, params: SqlValue[], expected: EndpointRecord): Promise<CheckedTransition> {
+    const row = (await this.db.all<{ endpoint: EndpointRow | null; todo: TodoRow | null }>(sql, params))[0];
+    const endpoint = row?.endpoint ? toEndpoint(row.endpoint) : undefined;
+    // The statement's guard and this check read the same snapshot of the row, so they agree.
+    return { endpoint, applied: endpoint !== undefined && endpointUnchanged(endpoint, expected), todo: row?.todo ? toTodo(row.todo) : undefined };
+  }
+
+  /** SQLite: the endpoint read, its check and the transition in one transaction. */
+  private checkedTransaction(expected: EndpointRecord, change: (tx: SqlExecutor) => Promise<TodoRecord | undefined>): Promise<CheckedTransition> {
+    return this.db.transaction(async (tx) => {
+      const row = await first<EndpointRow>(tx, `SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE id = ?`, [expected.id]);
+      const endpoint = row && toEndpoint(row);
+      if (!endpoint || !endpointUnchanged(endpoint, expected)) return { endpoint, applied: false, todo: undefined };
+      return { endpoint, applied: true, todo: await change(tx) };
     });
   }
 

@@ -14,13 +14,27 @@ export function numberPlaceholders(sql: string): string {
 
 type Guard = <T>(run: () => Promise<T>) => Promise<T>;
 
+/**
+ * Every query with parameters runs as a named prepared statement: each connection parses and
+ * plans it once, and later calls send only the name and the values. One name per SQL text,
+ * for the life of the process (our SQL texts are a small fixed set).
+ */
+const preparedBySql = new Map<string, { name: string; text: string }>();
+function queryConfig(sql: string, params: readonly SqlValue[]): pg.QueryConfig | string {
+  if (params.length === 0) return numberPlaceholders(sql);
+  let prepared = preparedBySql.get(sql);
+  if (!prepared) {
+    prepared = { name: `leasehold_${preparedBySql.size}`, text: numberPlaceholders(sql) };
+    preparedBySql.set(sql, prepared);
+  }
+  return { ...prepared, values: params as unknown[] };
+}
+
 function executorFor(client: pg.Pool | pg.PoolClient, guard: Guard): SqlExecutor {
+  const query = (sql: string, params: readonly SqlValue[]) => guard(() => client.query(queryConfig(sql, params) as pg.QueryConfig));
   return {
-    all: async <Row>(sql: string, params: readonly SqlValue[] = []) =>
-      (await guard(() => client.query(numberPlaceholders(sql), params as unknown[]))).rows as Row[],
-    run: async (sql: string, params: readonly SqlValue[] = []) => ({
-      changes: (await guard(() => client.query(numberPlaceholders(sql), params as unknown[]))).rowCount ?? 0,
-    }),
+    all: async <Row>(sql: string, params: readonly SqlValue[] = []) => (await query(sql, params)).rows as Row[],
+    run: async (sql: string, params: readonly SqlValue[] = []) => ({ changes: (await query(sql, params)).rowCount ?? 0 }),
   };
 }
 

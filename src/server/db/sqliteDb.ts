@@ -1,6 +1,10 @@
 // Embedded storage: node:sqlite (WAL) in one file. node:sqlite is synchronous, so the async
-// facade serialises transactions with a queue: nothing else touches the connection while a
-// transaction's callback awaits.
+// facade serialises transactions: nothing else touches the connection while a transaction's
+// callback awaits. Group commit: transactions asked for while one batch runs (or in the same
+// turn of the event loop) run together in the next batch, one BEGIN and one COMMIT for all,
+// each inside its own SAVEPOINT, so one that throws is rolled back alone and only its caller
+// sees the error. No caller hears of success before the COMMIT that makes it durable; if the
+// COMMIT fails, every transaction of the batch fails with it.
 import { chmodSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Db, SqlExecutor, SqlValue } from './sql.ts';
@@ -12,11 +16,23 @@ function toSqliteParams(params: readonly SqlValue[]): SqliteParam[] {
   return params.map((value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value));
 }
 
+interface Pending {
+  fn: (tx: SqlExecutor) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
 export class SqliteDb implements Db {
   readonly dialect = 'sqlite' as const;
   private readonly database: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
-  private exclusive: Promise<unknown> = Promise.resolve();
+  /** Transactions waiting for the next batch. */
+  private pending: Pending[] = [];
+  /** The batch being run, if any; reads and writes outside a transaction wait for it. */
+  private running: Promise<void> | undefined;
+  private scheduled = false;
+  /** The last transaction asked for: a read or write outside a transaction comes after it, as it was asked after it. */
+  private tail: Promise<unknown> = Promise.resolve();
   private readonly direct: SqlExecutor;
   private readonly filename: string;
   private readonly report: StorageErrorReporter | undefined;
@@ -57,39 +73,107 @@ export class SqliteDb implements Db {
     return statement;
   }
 
+  /**
+   * Waits for the transactions asked for before this call, and until no batch is running (a
+   * batch's uncommitted rows must not be read from outside it).
+   */
+  private async idle(): Promise<void> {
+    await this.tail;
+    while (this.running) await this.running;
+  }
+
   async all<Row>(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
-    await this.exclusive;
+    await this.idle();
     return this.direct.all<Row>(sql, params);
   }
 
   async run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
-    await this.exclusive;
+    await this.idle();
     return this.direct.run(sql, params);
   }
 
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    const result = this.exclusive.then(async () => {
-      this.guard(() => this.database.exec('BEGIN IMMEDIATE'));
-      try {
-        const value = await fn(this.direct);
-        this.guard(() => this.database.exec('COMMIT'));
-        return value;
-      } catch (error) {
-        if (this.database.isTransaction) this.database.exec('ROLLBACK');
-        throw error;
-      }
+    const result = new Promise<T>((resolve, reject) => {
+      this.pending.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule();
     });
-    this.exclusive = result.catch(() => undefined);
+    this.tail = result.catch(() => undefined);
     return result;
   }
 
+  /** Starts the next batch once the current one ends and this turn's callers have queued theirs. */
+  private schedule(): void {
+    if (this.scheduled || this.running) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.running || this.pending.length === 0) return;
+      const batch = this.pending;
+      this.pending = [];
+      this.running = this.runBatch(batch).finally(() => {
+        this.running = undefined;
+        if (this.pending.length > 0) this.schedule();
+      });
+    });
+  }
+
+  private async runBatch(batch: Pending[]): Promise<void> {
+    const done: Array<{ item: Pending; value: unknown }> = [];
+    const failed: Array<{ item: Pending; error: unknown }> = [];
+    const savepoints = batch.length > 1;
+    let open = false;
+    try {
+      for (const item of batch) {
+        if (!open) {
+          this.guard(() => this.database.exec('BEGIN IMMEDIATE'));
+          open = true;
+        }
+        if (savepoints) this.guard(() => this.database.exec('SAVEPOINT tx'));
+        try {
+          const value = await item.fn(this.direct);
+          if (savepoints) this.guard(() => this.database.exec('RELEASE tx'));
+          done.push({ item, value });
+        } catch (error) {
+          failed.push({ item, error });
+          if (!this.database.isTransaction) {
+            // SQLite rolled the whole transaction back (some I/O errors do): the batch's earlier
+            // transactions are lost with it.
+            open = false;
+            for (const lost of done.splice(0)) failed.push({ item: lost.item, error });
+          } else if (savepoints) {
+            this.database.exec('ROLLBACK TO tx; RELEASE tx');
+          } else {
+            this.database.exec('ROLLBACK');
+            open = false;
+          }
+        }
+      }
+      if (open) this.guard(() => this.database.exec('COMMIT'));
+    } catch (error) {
+      // BEGIN, a savepoint or COMMIT failed: nothing of this batch is committed.
+      if (this.database.isTransaction) this.database.exec('ROLLBACK');
+      for (const lost of done.splice(0)) failed.push({ item: lost.item, error });
+      const ran = new Set([...failed.map((entry) => entry.item)]);
+      for (const item of batch) if (!ran.has(item)) failed.push({ item, error });
+    }
+    for (const { item, value } of done) item.resolve(value);
+    for (const { item, error } of failed) item.reject(error);
+  }
+
   async execScript(sql: string): Promise<void> {
-    await this.exclusive;
+    await this.settled();
     this.guard(() => this.database.exec(sql));
   }
 
+  /** Waits until every transaction asked for so far has ended. */
+  private async settled(): Promise<void> {
+    while (this.running || this.pending.length > 0 || this.scheduled) {
+      await (this.running ?? new Promise((resolve) => setImmediate(resolve)));
+    }
+  }
+
   async close(): Promise<void> {
-    await this.exclusive;
+    await this.settled();
     this.statements.clear();
     this.database.close();
   }
