@@ -6,7 +6,7 @@
 // start() runs in the background.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -15,6 +15,7 @@ import type { EndpointView, TodoView } from '../core/wire/claims.ts';
 import { writePrivateFile } from '../runtime/discovery.ts';
 import { defaultRuntimeDir, runtimeFiles } from '../runtime/paths.ts';
 import { unsafeRuntimeDir } from '../runtime/trust.ts';
+import { cliLauncherScript } from './model/cliLauncher.ts';
 import { AttentionTracker, parseAttentionKinds, type AttentionNotice } from './model/attention.ts';
 import { parseScopeStatus, planHookSetup, type HookScope, type HookSetupPlan, type ScopeStatus } from './model/hookSetup.ts';
 import { LEDGER_SCHEME } from './model/ledger.ts';
@@ -275,6 +276,7 @@ export class Ctx implements vscode.Disposable {
     void this.supervisor.ensureRunning();
     // In the background: repair hooks an update broke; offer them once on a first run.
     setTimeout(() => void this.checkHooks({ offer: true }).catch((error: Error) => this.log.warn(`hook check: ${error.message}`)), 500);
+    setTimeout(() => void this.installCliLauncher().catch((error: Error) => this.log.warn(`leasehold command for terminals: ${error.message}`)), 500);
   }
 
   private readSettings(): ResolvedSettings {
@@ -287,7 +289,7 @@ export class Ctx implements vscode.Disposable {
   /** Terminal env (where the server is, which window) and this window's hook settings file. */
   private applyTerminalEnv(): void {
     const collection = this.ext.environmentVariableCollection;
-    collection.description = 'Leasehold: where the lease server runs (runtime dir, no secret) and which VS Code window the terminal is in, so `leasehold hook` finds this terminal\'s server and this window\'s hook TTLs.';
+    collection.description = 'Leasehold: where the lease server runs (runtime dir, no secret), which VS Code window the terminal is in (for this window\'s hook TTLs), and the `leasehold` command on PATH.';
     for (const name of STALE_TERMINAL_ENV) if (collection.get(name)) collection.delete(name);
     for (const [name, value] of Object.entries(terminalEnvFrom(this.runtimeDir, this.windowSession))) {
       if (collection.get(name)?.value !== value) collection.replace(name, value);
@@ -328,6 +330,25 @@ export class Ctx implements vscode.Disposable {
           execFile(finder, ['node'], { timeout: 5_000 }, (error, stdout) => resolve(error ? undefined : stdout.split(/\r?\n/)[0]?.trim() || undefined));
         }),
     });
+  }
+
+  /**
+   * Puts `leasehold` on the PATH of this window's terminals (appended: a `leasehold` the user
+   * installed themselves comes first), as a launcher for the bundled CLI on the chosen runtime.
+   */
+  private async installCliLauncher(): Promise<void> {
+    const choice = await this.cliRuntime();
+    if (!choice.ok) return;
+    const script = cliLauncherScript(choice.runtime, this.cliScript, process.platform);
+    if (!script) return;
+    const binDir = path.join(this.ext.globalStorageUri.fsPath, 'bin');
+    mkdirSync(binDir, { recursive: true, mode: 0o700 });
+    const file = path.join(binDir, 'leasehold');
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, script, { mode: 0o700 });
+    renameSync(tmp, file);
+    this.ext.environmentVariableCollection.append('PATH', `${path.delimiter}${binDir}`);
+    this.log.info(`terminals opened from now on have \`leasehold\` (${file})`);
   }
 
   /** The runtime the CLI runs on: the server's, or a fresh choice. */

@@ -436,6 +436,29 @@ describe('Leasehold extension in a real workbench (code-server + Chromium)', fun
       await mcp.close();
     }
   });
+  it('10. `leasehold run` in a terminal (the extension puts the command on PATH) holds a lease on its command; Ctrl-C ends both', async () => {
+    await workbench.openTerminal();
+    const pane = await paneOfActiveTerminal(workbench, client);
+    // No absolute path: the command comes from the launcher the extension put on the PATH.
+    await workbench.typeInTerminal('leasehold run --id e2e-run --job-type test -- sleep 120');
+    const line = await workbench.waitForStatusBarText(PANE_ITEM, /awaiting e2e-run\b.*held on its process/);
+    assert.doesNotMatch(line, /left/, 'a held lease shows how long it has run, not a countdown');
+    const held = (await client.listWaitLeases({ pane })).find((lease) => lease.job_ref === 'e2e-run');
+    assert.equal(held?.state, 'active', JSON.stringify(held));
+    await workbench.screenshot('extension-10-leasehold-run');
+    await workbench.page.keyboard.press('Control+C');
+    // It dies by the same signal as its command, so bash reports 130 (and would abandon a list).
+    await workbench.typeInTerminal('echo "run exit=$?"');
+    await workbench.waitForTerminalText('run exit=130');
+    const ended = await workbench.waitFor('the e2e-run lease ended', async () => {
+      const lease = (await client.listWaitLeases({ pane })).find((candidate) => candidate.job_ref === 'e2e-run');
+      return lease?.state === 'ended' ? lease : undefined;
+    });
+    assert.equal(ended.job_type, 'test');
+    const row = (await client.ledger({ limit: 50 })).find((candidate) => candidate.job_ref === 'e2e-run');
+    assert.equal(row?.release_note, 'signal SIGINT', JSON.stringify(row));
+    await workbench.waitFor('the status bar no longer awaits e2e-run', async () => !/awaiting e2e-run/.test(await workbench.statusBarText(PANE_ITEM)));
+  });
 });
 
 describe('Leasehold extension: in-extension-host suite (test/extension-host) through runHostSuite', function () {
