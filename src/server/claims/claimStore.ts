@@ -438,12 +438,26 @@ export class ClaimStore {
    * Requeues every claim whose lease lapsed at or before `now`. Several servers may reap at
    * once: rows are locked with SKIP LOCKED and re-checked, so each lapse is reaped once.
    */
-  reapExpired(now: number, batchSize = 500): Promise<Array<TodoRecord & { reaped_from: string | null }>> {
-    const lock = this.db.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
+  async reapExpired(now: number, batchSize = 500): Promise<Array<TodoRecord & { reaped_from: string | null }>> {
+    if (this.db.dialect === 'postgres') {
+      // One statement per batch: lock the lapsed rows, requeue them, record their events.
+      const changedColumns = TODO_COLUMNS.split(', ').map((column) => `t.${column}`).join(', ');
+      const rows = await this.db.all<TodoRow & { reaped_from: string | null }>(
+        `WITH lapsed AS (SELECT id, holder_endpoint_id, claim_epoch FROM todos
+                         WHERE state = 'claimed' AND lease_expires_at <= ? ORDER BY lease_expires_at LIMIT ? FOR UPDATE SKIP LOCKED),
+          changed AS (UPDATE todos t SET state = 'queued', holder_endpoint_id = NULL, lease_expires_at = NULL, updated_at = ?
+                      FROM lapsed WHERE t.id = lapsed.id AND t.state = 'claimed' AND t.claim_epoch = lapsed.claim_epoch
+                      RETURNING ${changedColumns}, lapsed.holder_endpoint_id AS reaped_from),
+          event AS (INSERT INTO claim_events (todo_id, endpoint_id, kind, claim_epoch, lease_ttl_seconds, lease_source, lease_expires_at, at)
+                    SELECT id, reaped_from, 'reaped', claim_epoch, NULL, NULL, lease_expires_at, ?::bigint FROM changed)
+        SELECT * FROM changed`,
+        [now, batchSize, now, now],
+      );
+      return rows.map(({ reaped_from, ...row }) => ({ ...toTodo(row), reaped_from }));
+    }
     return this.db.transaction(async (tx) => {
       const lapsed = await tx.all<{ id: string; holder_endpoint_id: string | null; claim_epoch: number }>(
-        `SELECT id, holder_endpoint_id, claim_epoch FROM todos
-         WHERE state = 'claimed' AND lease_expires_at <= ? ORDER BY lease_expires_at LIMIT ? ${lock}`,
+        `SELECT id, holder_endpoint_id, claim_epoch FROM todos WHERE state = 'claimed' AND lease_expires_at <= ? ORDER BY lease_expires_at LIMIT ?`,
         [now, batchSize],
       );
       const reaped: Array<TodoRecord & { reaped_from: string | null }> = [];
