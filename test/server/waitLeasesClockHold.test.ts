@@ -14,6 +14,8 @@ import { LeaseholdClient } from '../../src/client/client.ts';
 import { silentLogger, startLeaseServer } from '../../src/server/app.ts';
 import { ManualLeaseClock } from '../../src/server/clock/leaseClock.ts';
 import { readProcessInfo, type ProcessInfo } from '../../src/server/observe/processInfo.ts';
+import { pidReadingOf } from '../../src/server/waitLeases/observers.ts';
+import { decideHoldStep } from '../../src/core/waitLease/hold.ts';
 import { storageTargets, tempDir } from '../support/storage.ts';
 import { rejection, startRealClockTestServer, startTestServer, type TestServer } from '../support/server.ts';
 
@@ -184,6 +186,36 @@ for (const target of storageTargets) {
       const [row] = await t.client.ledger();
       assert.match(row!.release_note ?? '', /exited/);
       assert.equal(row!.censoring, 'exact');
+    });
+
+    it('renews every due lease in one write; a lease written meanwhile is decided again from its new row', async () => {
+      t = await startTestServer(target);
+      await stopMaintenance(t);
+      const child = await startSleeper();
+      children.push(child);
+      const grants = [];
+      for (let index = 0; index < 5; index++) {
+        grants.push(await t.client.holdWaitLease({ pane: 'P', job_ref: `job${index}`, ttl_ms: 10 * MIN, target: { pid: child.pid! } }));
+      }
+      t.leaseClock.advance(6 * MIN);
+      const service = t.server.waitLeases;
+      const held = await service.store.heldLeases(service.machineId);
+      // What the hold loop's tick decides for each (core's decideHoldStep on a real /proc reading).
+      const due = held.map((stored) => {
+        const decision = decideHoldStep(stored.record, { kind: 'pid', reading: pidReadingOf(child.pid!, service.readProcess, t.leaseClock.read().wallMs) });
+        assert.equal(decision.action, 'renew');
+        return { stored, evidence: decision.action === 'renew' ? decision.evidence : {}, pidReading: decision.action === 'renew' ? decision.pidReading : null };
+      });
+      // Lease 0 is released and lease 1 renewed after the tick read them: their rows moved on.
+      await t.client.releaseWaitLease(grants[0]!.lease_id, grants[0]!.token);
+      await service.renewHeld(grants[1]!.lease_id, due[1]!.evidence, due[1]!.pidReading, 'server');
+      assert.equal(await service.renewHeldMany(due, 'server'), 4, 'three in the batch, lease 1 again one at a time; the released one renews nothing');
+      const views = await Promise.all(grants.map((grant) => t.client.getWaitLease(grant.lease_id)));
+      assert.deepEqual(
+        views.map((view) => [view.state, view.renew_count]),
+        [['ended', 0], ['active', 2], ['active', 1], ['active', 1], ['active', 1]],
+      );
+      assert.equal(views[2]!.remaining_ms, 10 * MIN);
     });
 
     it('a pid reused by another process is caught by its start time', async () => {

@@ -30,6 +30,8 @@ export interface HoldTickResult {
 
 export const DEFAULT_HOLD_INTERVAL_MS = 2000;
 
+type RenewalDue = Parameters<WaitLeaseService['renewHeldMany']>[0][number];
+
 export class HoldLoop {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<HoldTickResult> | undefined;
@@ -48,10 +50,11 @@ export class HoldLoop {
     const held = await service.store.heldLeases(service.machineId);
     const result: HoldTickResult = { checked: held.length, renewed: 0, released: 0, degraded: 0 };
     const queue = [...held];
+    const due: RenewalDue[] = [];
     const worker = async () => {
       for (let stored = queue.shift(); stored; stored = queue.shift()) {
         try {
-          await this.step(stored, result);
+          await this.step(stored, result, due);
         } catch (error) {
           // A lost race (released meanwhile) or a refusal: the next tick sees the new state.
           if (!(error instanceof Error && 'code' in error)) this.options.onError?.(error);
@@ -59,10 +62,16 @@ export class HoldLoop {
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, this.options.concurrency ?? 8) }, worker));
+    // The renewals due this tick, written together (one statement on PostgreSQL).
+    try {
+      result.renewed += await service.renewHeldMany(due, 'server');
+    } catch (error) {
+      this.options.onError?.(error);
+    }
     return result;
   }
 
-  private async step(stored: StoredLease, result: HoldTickResult): Promise<void> {
+  private async step(stored: StoredLease, result: HoldTickResult, due: RenewalDue[]): Promise<void> {
     const { service, clock } = this.options;
     const record = stored.record;
     let observation: HoldObservation;
@@ -84,8 +93,7 @@ export class HoldLoop {
         const grantMs = Math.min(record.declaredTtlMs, service.hardMaxTtlMsFor(record.jobType));
         const remaining = remainingMsAt(record, clock.read());
         if (remaining > grantMs / 2 && remaining > 2 * this.intervalMs) return;
-        await service.renewHeld(record.id, decision.evidence, decision.pidReading, 'server');
-        result.renewed += 1;
+        due.push({ stored, evidence: decision.evidence, pidReading: decision.pidReading });
         return;
       }
       case 'release':

@@ -625,22 +625,62 @@ export class WaitLeaseService {
    * renewal grants no more than it would have then.
    */
   async renewHeld(leaseId: string, evidence: Record<string, unknown>, pidReading: PidReading | null, source: Exclude<EvidenceSource, 'caller'>, ageMs = 0): Promise<void> {
-    await this.transition(
-      leaseId,
-      (record, now) =>
-        renewLease(record, {
-          tokenHash: record.tokenHash,
-          ttlMs: Math.max(1, record.declaredTtlMs - Math.max(0, ageMs)),
-          evidence,
-          source,
-          pidReading,
-          now,
-          hardMaxTtlMs: this.hardMaxTtlMs,
-          hardMaxTtlMsByJobType: this.hardMaxTtlMsByJobType,
-        }),
-      'renewed',
-    );
+    await this.transition(leaseId, this.heldRenewal(evidence, pidReading, source, ageMs), 'renewed');
     this.options.onDeadlineChanged?.();
+  }
+
+  /**
+   * renewHeld for many leases at once (the hold loop's tick), from the rows the tick read: each
+   * renewal is decided in core as one at a time would be, and every one that changes its lease
+   * is written by one compare-and-set of them all. A lease written meanwhile (its version moved)
+   * or refused goes the one-at-a-time way, which reads it again and decides again. Returns how
+   * many were renewed.
+   */
+  async renewHeldMany(due: Array<{ stored: StoredLease; evidence: Record<string, unknown>; pidReading: PidReading | null }>, source: Exclude<EvidenceSource, 'caller'>): Promise<number> {
+    const writes: Array<{ before: StoredLease; record: WaitLeaseRecord; expectedVersion: number; now: number }> = [];
+    const oneAtATime: typeof due = [];
+    for (const item of due) {
+      const now = this.readingFor(item.stored.machineId);
+      const outcome = this.heldRenewal(item.evidence, item.pidReading, source)(item.stored.record, now);
+      if (!outcome.ok) oneAtATime.push(item);
+      else if (outcome.changed) writes.push({ before: item.stored, record: outcome.record, expectedVersion: item.stored.version, now: now.wallMs });
+    }
+    const applied = await this.store.compareAndSetMany(writes);
+    let renewed = 0;
+    for (const write of writes) {
+      if (!applied.has(write.record.id)) {
+        oneAtATime.push(due.find((item) => item.stored === write.before)!);
+        continue;
+      }
+      renewed += 1;
+      this.bus.publish({ type: 'lease.changed', pane: write.record.pane, lease_id: write.record.id, change: changeOf(write.before.record, write.record, 'renewed') });
+    }
+    if (renewed > 0) this.options.onDeadlineChanged?.();
+    for (const item of oneAtATime) {
+      try {
+        await this.renewHeld(item.stored.record.id, item.evidence, item.pidReading, source);
+        renewed += 1;
+      } catch (error) {
+        // A refusal or a lease that ended meanwhile: the next tick sees its new state.
+        if (!(error instanceof LeaseholdError)) throw error;
+      }
+    }
+    return renewed;
+  }
+
+  /** The renewal a server-side observer makes: the lease's own token, its declared TTL less the evidence's age. */
+  private heldRenewal(evidence: Record<string, unknown>, pidReading: PidReading | null, source: Exclude<EvidenceSource, 'caller'>, ageMs = 0) {
+    return (record: WaitLeaseRecord, now: ClockReading) =>
+      renewLease(record, {
+        tokenHash: record.tokenHash,
+        ttlMs: Math.max(1, record.declaredTtlMs - Math.max(0, ageMs)),
+        evidence,
+        source,
+        pidReading,
+        now,
+        hardMaxTtlMs: this.hardMaxTtlMs,
+        hardMaxTtlMsByJobType: this.hardMaxTtlMsByJobType,
+      });
   }
 
   async releaseHeld(leaseId: string, reason: string): Promise<void> {

@@ -498,6 +498,39 @@ export class WaitLeaseStore {
     return result.changes === 1;
   }
 
+  /**
+   * compareAndSet for many leases in one write: each record applies only if its row is still at
+   * its expected version with the same token hash. Returns the ids that applied. PostgreSQL: one
+   * statement (the rows travel as JSON, typed by the table's own row type); SQLite: one
+   * transaction of conditional UPDATEs.
+   */
+  async compareAndSetMany(writes: Array<{ record: WaitLeaseRecord; expectedVersion: number; now: number }>): Promise<Set<string>> {
+    if (writes.length === 0) return new Set();
+    if (this.db.dialect === 'postgres') {
+      const rows = writes.map(({ record, expectedVersion, now }) => {
+        const values = mutableValues(record);
+        const row: Record<string, unknown> = { id: record.id, token_hash: record.tokenHash, updated_at: now, expected_version: expectedVersion };
+        MUTABLE_COLUMNS.forEach((column, index) => (row[column] = values[index]));
+        return row;
+      });
+      const applied = await this.db.all<{ id: string }>(
+        `UPDATE wait_leases AS w SET ${MUTABLE_COLUMNS.map((column) => `${column} = r.${column}`).join(', ')}, version = w.version + 1, updated_at = r.updated_at
+         FROM jsonb_array_elements(?::jsonb) AS e CROSS JOIN LATERAL jsonb_populate_record(NULL::wait_leases, e) AS r
+         WHERE w.id = r.id AND w.version = (e->>'expected_version')::integer AND w.token_hash = r.token_hash
+         RETURNING w.id`,
+        [JSON.stringify(rows)],
+      );
+      return new Set(applied.map((row) => row.id));
+    }
+    return this.db.transaction(async (tx) => {
+      const applied = new Set<string>();
+      for (const { record, expectedVersion, now } of writes) {
+        if (await this.compareAndSet(record, expectedVersion, now, tx)) applied.add(record.id);
+      }
+      return applied;
+    });
+  }
+
   async listLeases(filter: LeaseFilter = {}, executor: SqlExecutor = this.db): Promise<StoredLease[]> {
     const where: string[] = [];
     const params: SqlValue[] = [];
