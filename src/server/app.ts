@@ -42,6 +42,7 @@ import { ensureLocalHuman } from './runtime/localHuman.ts';
 import { LEASEHOLD_VERSION } from './version.ts';
 import type { HumanRecord } from './claims/records.ts';
 import { loadMachineIdentity, MachineRegistry } from './team/machineRegistry.ts';
+import { ChangeRelay } from './team/changeRelay.ts';
 
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -211,6 +212,7 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       onError: (error) => logger.error('machine heartbeat failed', { error: String(error) }),
     });
     await waitLeaseStore.adoptUnowned(identity.id, leaseClock.read().domain.bootId);
+    await waitLeaseStore.adoptUnownedByHuman(identity.id, human.id);
     await machines.startup();
     const waitLeases = new WaitLeaseService({
       store: waitLeaseStore,
@@ -248,6 +250,20 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
     });
     await clockWatcher.startup();
 
+    if (config.storage.kind === 'postgres') {
+      // Team mode: every server's changes reach this server's SSE clients and MCP sessions, and ours reach theirs.
+      const relay = new ChangeRelay({
+        url: config.storage.url,
+        schema: config.storage.schema,
+        db,
+        bus,
+        onError: (error, where) => logger.error(where, { error: String(error) }),
+        onReconnect: () => logger.info('change relay: listening again (changes made meanwhile on other servers were not heard)'),
+      });
+      await relay.start();
+      cleanups.push(() => relay.stop());
+    }
+
     const mcp = new McpGateway({
       claims,
       store: claimStore,
@@ -262,6 +278,7 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
     const hookEvents = new HookEventService({
       db,
       waitLeases,
+      spoolHumanId: human.id,
       spoolDir: runtimeFiles.spool(config.runtimeDir),
       logger,
       replayIntervalMs: config.hookReplayIntervalMs,

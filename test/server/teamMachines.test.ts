@@ -2,6 +2,7 @@
 // each in its own pid namespace so they really see different processes, and with distinct
 // boot ids. The boot ids are a TEST SEAM (LH_TEAM_BOOT_ID, see test/support/teamServerProcess.ts):
 // both namespaces share this kernel's boot id, which two real machines never would.
+// One human (identity "dev") on both machines: another human could not even see the lease.
 // Only the owning machine judges what only it can see: a hold granted on A survives B's hold
 // loop and clock judgements while its job runs, ends when its job ends (seen by A), and goes
 // UNKNOWN when A is killed (B notices A's silent heartbeat).
@@ -37,11 +38,11 @@ describe('team mode: machines own their wait-leases (separate processes, pid nam
   };
 
   it('a hold granted on A survives B, ends when its job ends (seen by A), and goes UNKNOWN when A is killed', async () => {
-    const a = await start('test-boot-A', 'dev-a');
+    const a = await start('test-boot-A', 'dev');
     const job = await holdOn(a, 'gen-1', 3_000);
     // B starts while A's hold runs: B's restart judgement, clock watcher, sweeper and hold loop
     // (every 200 ms) all run over a database that holds A's lease on a pid B cannot see.
-    const b = await start('test-boot-B', 'dev-b');
+    const b = await start('test-boot-B', 'dev');
     assert.notEqual(a.machine, b.machine);
     assert.equal(
       (await b.command(`kill ${job.pid}`)).killed,
@@ -83,8 +84,8 @@ describe('team mode: machines own their wait-leases (separate processes, pid nam
   });
 
   it('renewing through a server that is not the owner is refused and changes nothing', async () => {
-    const a = await start('test-boot-A', 'dev-a');
-    const b = await start('test-boot-B', 'dev-b');
+    const a = await start('test-boot-A', 'dev');
+    const b = await start('test-boot-B', 'dev');
     const acquired = await a.api<{ lease_id: string; token: string }>('POST', '/api/v1/wait-leases', { pane: 'docs', job_ref: 'build-docs', ttl_ms: 60_000 });
     assert.equal(acquired.status, 201);
     const before = await lease(a, acquired.body.lease_id);

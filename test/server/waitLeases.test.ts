@@ -13,6 +13,7 @@ import { kindForConsumers } from '../../src/core/waitLease/jobType.ts';
 import type { ChangeEvent } from '../../src/server/events.ts';
 import { NO_NEWS_BOUND_MS } from '../../src/core/waitLease/lease.ts';
 import { storageTargets } from '../support/storage.ts';
+import { WaitLeaseStore } from '../../src/server/waitLeases/waitLeaseStore.ts';
 import { rejection, startTestServer, type TestServer } from '../support/server.ts';
 
 const MIN = 60_000;
@@ -157,14 +158,15 @@ for (const target of storageTargets) {
         ],
       ] as const) {
         it(`a renew decided before the lease was ${ending} never writes it back to life`, async () => {
-          const store = t.server.waitLeases.store;
-          const compareAndSet = store.compareAndSet.bind(store);
+          // Every store (each request's is confined to its human) writes through this method.
+          const store = WaitLeaseStore.prototype;
+          const compareAndSet = store.compareAndSet;
           let interleave: (() => Promise<unknown>) | undefined;
-          store.compareAndSet = async (...args: Parameters<typeof store.compareAndSet>) => {
+          store.compareAndSet = async function (this: WaitLeaseStore, ...args: Parameters<WaitLeaseStore['compareAndSet']>) {
             const competitor = interleave;
             interleave = undefined;
             if (competitor) await competitor();
-            return compareAndSet(...args);
+            return compareAndSet.apply(this, args);
           };
           try {
             const lease = await held(`stale-${ending}`);

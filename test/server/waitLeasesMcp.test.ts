@@ -70,7 +70,7 @@ for (const target of storageTargets) {
       const marker = join(tempDir('observer'), 'ran');
       const request = { pane: 'P', job_ref: 'z', ttl_ms: 60_000, target: { provider_job: { id: 'z', command: ['touch', marker] } } };
       for (const options of [undefined, {}, { allowCommand: false }]) {
-        const error = (await rejection(t.server.waitLeases.hold(request, options))) as unknown as LeaseholdError;
+        const error = (await rejection(t.server.waitLeases.forHuman(t.server.human.id).hold(request, options))) as unknown as LeaseholdError;
         assert.equal(error.code, 'forbidden', JSON.stringify(options));
       }
       assert.equal(existsSync(marker), false, 'the command never ran');
@@ -79,7 +79,7 @@ for (const target of storageTargets) {
     it('provider_job.url must be loopback however it is spelled', async () => {
       for (const url of ['http://127.0.0.1@example.com/job', 'http://localhost.example.com/job', 'http://10.0.0.1/job', 'file:///etc/passwd', 'ftp://127.0.0.1/job']) {
         const error = (await rejection(
-          t.server.waitLeases.hold({ pane: 'P', job_ref: 'u', ttl_ms: 60_000, target: { provider_job: { id: 'u', url } } }, { allowCommand: true }),
+          t.server.waitLeases.forHuman(t.server.human.id).hold({ pane: 'P', job_ref: 'u', ttl_ms: 60_000, target: { provider_job: { id: 'u', url } } }, { allowCommand: true }),
         )) as unknown as LeaseholdError;
         assert.equal(error.code, 'invalid_argument', url);
         assert.equal(error.field, 'target.provider_job.url', url);

@@ -71,6 +71,10 @@ export class PostgresDb implements Db {
       // A per-test schema keeps suites isolated inside one shared database.
       options: options.schema ? `-c search_path=${options.schema}` : undefined,
     });
+    // An idle pooled connection dropped by the server (a restart, a failover) emits 'error' on
+    // the pool; unheard, that would crash the process. The pool discards it and connects anew
+    // on the next query, so reporting it is all there is to do.
+    this.pool.on('error', (error) => options.report?.(error, where));
     this.direct = executorFor(this.pool, this.guard);
   }
 

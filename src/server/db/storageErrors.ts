@@ -26,6 +26,8 @@ function postgresAdvice(sqlstate: string): string | undefined {
   return undefined;
 }
 
+const CONNECTION_LOST = /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|the database system is (starting up|shutting down|in recovery mode)/i;
+
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE']);
 
 const SQLITE_CONSTRAINTS: Record<number, string> = { 275: 'CHECK', 2067: 'UNIQUE', 1555: 'PRIMARY KEY', 787: 'FOREIGN KEY', 1299: 'NOT NULL' };
@@ -56,6 +58,10 @@ export function toStorageError(error: unknown, where: string, report?: StorageEr
     if (raw.code.startsWith('22')) return new LeaseholdError('invalid_argument', 'a value is not valid for the database');
     const advice = postgresAdvice(raw.code);
     if (advice) return new LeaseholdError('unavailable', `storage error in ${where}: ${advice}`);
+  }
+  // pg's own words when the server goes away mid-query or while connecting (no SQLSTATE).
+  if (typeof raw.message === 'string' && CONNECTION_LOST.test(raw.message)) {
+    return new LeaseholdError('unavailable', `storage error in ${where}: the connection to the database server was lost; retry in a moment (the server reconnects by itself)`);
   }
   if (typeof raw.code === 'string' && NETWORK_CODES.has(raw.code)) {
     return new LeaseholdError('unavailable', `storage error in ${where}: the database server is unreachable (${raw.code}); check that it runs and that the connection string is right`);

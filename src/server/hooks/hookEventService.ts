@@ -39,6 +39,8 @@ export interface HookEventLogger {
 export interface HookEventServiceOptions {
   db: Db;
   waitLeases: WaitLeaseService;
+  /** The human whose hooks spool into this runtime dir: replayed events act for them. */
+  spoolHumanId: string;
   /** <runtime dir>/spool */
   spoolDir: string;
   logger?: HookEventLogger;
@@ -81,6 +83,10 @@ function errorOf(error: unknown): { code: string; message: string } {
 export class HookEventService {
   private readonly db: Db;
   private readonly waitLeases: WaitLeaseService;
+  private readonly spoolHumanId: string;
+  /** The service confined to the human of the event being applied (set per event; events apply one at a time). */
+  private leases: WaitLeaseService;
+  private leasesHumanId: string;
   private readonly spoolDir: string;
   private readonly logger: HookEventLogger | undefined;
   private readonly replayIntervalMs: number;
@@ -94,6 +100,9 @@ export class HookEventService {
   constructor(options: HookEventServiceOptions) {
     this.db = options.db;
     this.waitLeases = options.waitLeases;
+    this.spoolHumanId = options.spoolHumanId;
+    this.leasesHumanId = options.spoolHumanId;
+    this.leases = options.waitLeases.forHuman(options.spoolHumanId);
     this.spoolDir = options.spoolDir;
     this.logger = options.logger;
     this.replayIntervalMs = options.replayIntervalMs ?? DEFAULT_REPLAY_INTERVAL_MS;
@@ -122,12 +131,12 @@ export class HookEventService {
   }
 
   /** POST /api/v1/hook-events: validates, drains the spool first, applies once. */
-  async submit(body: unknown): Promise<HookEventResponse> {
+  async submit(body: unknown, humanId: string): Promise<HookEventResponse> {
     const event = parseWire(HookEventSchema, body, 'body');
     return this.serial(async () => {
       // Whatever is wrong with the spool is recorded there; it must never fail the event at hand.
       await this.drainSpool().catch((error: unknown) => this.spoolState.recordError(String(error)));
-      return this.applyOnce(event);
+      return this.applyOnce(event, humanId);
     });
   }
 
@@ -171,7 +180,7 @@ export class HookEventService {
     const result = await replaySpool(
       this.spoolDir,
       async (spooled: SpooledEvent) => {
-        await this.applyOnce(HookEventSchema.parse(spooled));
+        await this.applyOnce(HookEventSchema.parse(spooled), this.spoolHumanId);
       },
       {
         // Replaying it again could never succeed; it is quarantined so it never blocks later events.
@@ -189,8 +198,13 @@ export class HookEventService {
   }
 
   /** Must run on the queue. Throws only when storage fails (the event then stays spooled / is retried). */
-  private async applyOnce(event: HookEvent): Promise<HookEventResponse> {
-    const seen = await this.db.all<{ results: string }>('SELECT results FROM hook_events WHERE id = ?', [event.id]);
+  private async applyOnce(event: HookEvent, humanId: string): Promise<HookEventResponse> {
+    if (humanId !== this.leasesHumanId) {
+      this.leases = this.waitLeases.forHuman(humanId);
+      this.leasesHumanId = humanId;
+    }
+    // Another human's record of the same id is not this event's: never answered from it.
+    const seen = await this.db.all<{ results: string }>('SELECT results FROM hook_events WHERE id = ? AND (human_id = ? OR human_id IS NULL)', [event.id, humanId]);
     if (seen.length > 0) return { id: event.id, duplicate: true, results: JSON.parse(seen[0]!.results) as HookOpResult[] };
     const results: HookOpResult[] = [];
     const observed = this.observationOf(event);
@@ -202,11 +216,13 @@ export class HookEventService {
         results.push({ op: op.op, ok: false, error: errorOf(error) });
       }
     }
-    await this.db.run('INSERT INTO hook_events (id, applied_at, op_count, results) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING', [
+    await this.db.run('INSERT INTO hook_events (id, applied_at, op_count, results, machine_id, human_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING', [
       event.id,
       Date.now(),
       event.ops.length,
       JSON.stringify(results),
+      this.waitLeases.machineId,
+      humanId,
     ]);
     const failed = results.filter((result) => !result.ok);
     if (failed.length > 0) this.logger?.info('hook event applied with refused ops', { id: event.id, failed });
@@ -220,7 +236,7 @@ export class HookEventService {
    * future (another clock) counts as now.
    */
   private observationOf(event: HookEvent): Observation {
-    const nowWallMs = this.waitLeases.clock.read().wallMs;
+    const nowWallMs = this.leases.clock.read().wallMs;
     const atWallMs = event.observed_at !== undefined && event.observed_at <= nowWallMs ? event.observed_at : nowWallMs;
     return { atWallMs, ageMs: nowWallMs - atWallMs };
   }
@@ -251,7 +267,7 @@ export class HookEventService {
    * nearest ancestor of the hook process; else the pane named by LEASEHOLD_PANE.
    */
   private async findPane(hint: PaneHint): Promise<{ name: string; via: 'ancestry' | 'env_pane'; depth?: number }> {
-    const panes = await this.waitLeases.store.listOpenPanes();
+    const panes = await this.leases.store.listOpenPanes();
     for (let depth = 0; depth < hint.ancestry.length; depth++) {
       const step = hint.ancestry[depth]!;
       const pane = panes.find((candidate) => candidate.shellPid === step.pid && candidate.shellStartTime === step.start_time);
@@ -261,7 +277,7 @@ export class HookEventService {
       const named = panes.find((candidate) => candidate.name === hint.env_pane);
       if (named) return { name: named.name, via: 'env_pane' };
       // A terminal named only by the environment comes into being on first use, like acquire's CLI panes.
-      await this.waitLeases.registerPane({ name: hint.env_pane, source: 'cli' });
+      await this.leases.registerPane({ name: hint.env_pane, source: 'cli' });
       return { name: hint.env_pane, via: 'env_pane' };
     }
     throw new LeaseholdError(
@@ -273,10 +289,10 @@ export class HookEventService {
 
   private async bindSession(sessionId: string, hint: PaneHint, source: string | undefined, forkedFrom: string | undefined): Promise<Detail> {
     const found = await this.findPane(hint);
-    const pane = await this.waitLeases.getPane(found.name);
+    const pane = await this.leases.getPane(found.name);
     const forked = await this.takeOverFork(sessionId, forkedFrom);
     // An attached background session re-binds on each event: once bound here, nothing to do.
-    const bound = await this.waitLeases.store.getSession(sessionId);
+    const bound = await this.leases.store.getSession(sessionId);
     if (bound && bound.pane === pane.name && bound.generation === pane.generation) {
       return { pane: pane.name, generation: pane.generation, via: found.via, unchanged: true, ...forked };
     }
@@ -286,10 +302,10 @@ export class HookEventService {
     // session's Stop lists them, so their leases are handed over, still held on their pids.
     const released: string[] = [];
     const carried: string[] = [];
-    const binding = await this.waitLeases.bindSession(pane.name, sessionId);
-    for (const earlier of await this.waitLeases.store.sessionsOf(pane.name, pane.generation)) {
+    const binding = await this.leases.bindSession(pane.name, sessionId);
+    for (const earlier of await this.leases.store.sessionsOf(pane.name, pane.generation)) {
       if (earlier === sessionId) continue;
-      if (source === 'clear') carried.push(...(await this.waitLeases.carrySessionLeases(earlier, sessionId)).carried);
+      if (source === 'clear') carried.push(...(await this.leases.carrySessionLeases(earlier, sessionId)).carried);
       else released.push(...(await this.endSessionLeases(earlier, `pane ${pane.name} reused by session ${sessionId}`)).ended);
     }
     return {
@@ -311,35 +327,35 @@ export class HookEventService {
    */
   private async takeOverFork(sessionId: string, forkedFrom: string | undefined): Promise<Detail> {
     if (forkedFrom === undefined || forkedFrom === sessionId) return {};
-    const { carried } = await this.waitLeases.carrySessionLeases(forkedFrom, sessionId);
+    const { carried } = await this.leases.carrySessionLeases(forkedFrom, sessionId);
     return carried.length > 0 ? { carried_from_fork: carried } : {};
   }
 
   /** The session is in no terminal: it drives no pane from now on (its ops are refused as not bound). */
   private async leavePane(sessionId: string, reason: string, forkedFrom: string | undefined): Promise<Detail> {
     const forked = await this.takeOverFork(sessionId, forkedFrom);
-    const left = await this.waitLeases.unbindSession(sessionId);
+    const left = await this.leases.unbindSession(sessionId);
     return { left: left ?? null, reason, ...forked };
   }
 
   private async paneOf(sessionId: string): Promise<string> {
-    return (await this.waitLeases.getSession(sessionId)).pane;
+    return (await this.leases.getSession(sessionId)).pane;
   }
 
   private async setDisplay(sessionId: string, state: string, ifState: string | undefined): Promise<Detail> {
     const pane = await this.paneOf(sessionId);
     if (ifState !== undefined) {
-      const current = (await this.waitLeases.getPane(pane)).display_state;
+      const current = (await this.leases.getPane(pane)).display_state;
       if (current !== ifState) return { pane, state: current, unchanged: true };
     }
-    await this.waitLeases.setDisplayState(pane, state);
+    await this.leases.setDisplayState(pane, state);
     return { pane, state };
   }
 
   /** The session's leases that have not ended, keyed by job_ref. */
   private async liveLeases(sessionId: string): Promise<Map<string, { lease_id: string; job_ref: string; kind: string; observer: { kind: string } }>> {
     const live = new Map<string, { lease_id: string; job_ref: string; kind: string; observer: { kind: string } }>();
-    for (const view of await this.waitLeases.listLeases({ sessionId })) {
+    for (const view of await this.leases.listLeases({ sessionId })) {
       if (view.state !== 'ended') live.set(view.job_ref, view);
     }
     return live;
@@ -350,7 +366,7 @@ export class HookEventService {
     if (existing) return { lease_id: existing.lease_id, existing: true };
     if (op.only_if_known) {
       // A resumed background agent: only a job this session declared before gets a lease again.
-      const known = (await this.waitLeases.listLeases({ sessionId: op.session_id })).some((view) => view.job_ref === op.job_ref);
+      const known = (await this.leases.listLeases({ sessionId: op.session_id })).some((view) => view.job_ref === op.job_ref);
       if (!known) return { job_ref: op.job_ref, acquired: false, unknown_job: true };
     }
     const ttlMs = op.ttl_ms - observed.ageMs;
@@ -378,7 +394,7 @@ export class HookEventService {
     let holdError: string | undefined;
     if (pidHint) {
       try {
-        const grant = await this.waitLeases.hold({ ...request, target: { pid: pidHint.pid, start_time: pidHint.start_time } }, { sessionId, allowCommand: false });
+        const grant = await this.leases.hold({ ...request, target: { pid: pidHint.pid, start_time: pidHint.start_time } }, { sessionId, allowCommand: false });
         return { lease_id: grant.lease_id, held: true, pid: pidHint.pid, expires_in_ms: grant.expires_in_ms };
       } catch (error) {
         // Gone already, or its start time no longer matches: the declared lease still stands
@@ -386,7 +402,7 @@ export class HookEventService {
         holdError = errorOf(error).message;
       }
     }
-    const grant = await this.waitLeases.acquire({ ...request, kind: 'declared' }, { sessionId });
+    const grant = await this.leases.acquire({ ...request, kind: 'declared' }, { sessionId });
     return { lease_id: grant.lease_id, held: false, expires_in_ms: grant.expires_in_ms, ...(holdError ? { hold_refused: holdError } : {}) };
   }
 
@@ -396,8 +412,8 @@ export class HookEventService {
    */
   private async endLease(leaseId: string, reason: string, observed = true): Promise<boolean> {
     try {
-      if (observed) await this.waitLeases.releaseByOwner(leaseId, reason);
-      else await this.waitLeases.endUnobservedByOwner(leaseId, reason);
+      if (observed) await this.leases.releaseByOwner(leaseId, reason);
+      else await this.leases.endUnobservedByOwner(leaseId, reason);
       return true;
     } catch (error) {
       if (error instanceof LeaseholdError && (error.code === 'LEASE_ENDED' || error.code === 'not_found')) return false;
@@ -428,7 +444,7 @@ export class HookEventService {
         if (lease) {
           try {
             // The session's own listing of its own task: the observer this lease names.
-            await this.waitLeases.renewHeld(lease.lease_id, { provider_job: { id: task.job_ref, state: 'running', observed_at: observedAt } }, null, 'lease_observer', observed.ageMs);
+            await this.leases.renewHeld(lease.lease_id, { provider_job: { id: task.job_ref, state: 'running', observed_at: observedAt } }, null, 'lease_observer', observed.ageMs);
             kept.push(task.job_ref);
             continue;
           } catch (error) {
@@ -445,7 +461,7 @@ export class HookEventService {
           continue;
         }
         // The same task under the session this one continues: one job, one lease.
-        if (!lease && (await this.waitLeases.adoptLease(task.job_ref, op.session_id)) !== undefined) {
+        if (!lease && (await this.leases.adoptLease(task.job_ref, op.session_id)) !== undefined) {
           adopted.push(task.job_ref);
           continue;
         }
@@ -472,7 +488,7 @@ export class HookEventService {
   private async observedEnds(sessionId: string, live: Map<string, unknown>): Promise<Set<string>> {
     // The latest lease per job_ref is the one granted most recently: the shortest running_ms.
     const latest = new Map<string, { runningMs: number; released: boolean }>();
-    for (const view of await this.waitLeases.listLeases({ sessionId })) {
+    for (const view of await this.leases.listLeases({ sessionId })) {
       if (live.has(view.job_ref) || view.state !== 'ended') continue;
       const seen = latest.get(view.job_ref);
       const runningMs = view.running_ms ?? 0;

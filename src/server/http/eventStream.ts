@@ -13,8 +13,10 @@ function visibleTo(human: HumanRecord, event: ChangeEvent): ChangeEvent | undefi
     case 'todo.changed':
       // Queues are shared; which endpoint acted is not (another human's is invisible).
       return { ...event, endpoint_id: null };
-    default:
-      return event;
+    case 'pane.changed':
+    case 'lease.changed':
+      // Panes and leases are their human's alone: another human hears nothing of them.
+      return event.human_id === human.id ? event : undefined;
   }
 }
 

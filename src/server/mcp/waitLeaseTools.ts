@@ -18,8 +18,10 @@ import type { ToolRegistrar } from './mcpGateway.ts';
 
 const withSession = <Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>) => schema.extend({ session_id: SessionIdSchema.optional() });
 
-export function waitLeaseToolRegistrar(service: WaitLeaseService): ToolRegistrar {
+export function waitLeaseToolRegistrar(root: WaitLeaseService): ToolRegistrar {
   return (tools, endpoint: EndpointRecord) => {
+    // An endpoint acts for its human: it reaches their panes and leases only (issue 9).
+    const service = root.forHuman(endpoint.human_id);
     const granted = (verb: Verb) => endpoint.scope.includes(verb);
     const register = <Schema extends z.ZodObject>(name: Verb, description: string, schema: Schema, run: (args: z.infer<Schema>) => Promise<unknown>) =>
       tools.register(name, description, schema, run);

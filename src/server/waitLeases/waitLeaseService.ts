@@ -133,6 +133,20 @@ export class WaitLeaseService {
     return hardMaxTtlMsFor(this.hardMaxTtlMs, this.hardMaxTtlMsByJobType, jobType);
   }
 
+  /**
+   * This service confined to one human (issue 9): their panes, sessions, leases and ledger
+   * only. Every surface (REST, MCP, hook events, CLI through REST) acts through one of these, so
+   * another human's pane or lease is the same 404 as a missing one.
+   */
+  forHuman(humanId: string): WaitLeaseService {
+    return new WaitLeaseService({ ...this.options, store: this.store.forHuman(humanId) });
+  }
+
+  /** Whose changes this service publishes (null: the owning machine's maintenance, which names each lease's owner). */
+  private get owner(): string | null {
+    return this.store.humanId ?? null;
+  }
+
   /** The clock a lease or pane is read on: this server's for its own, the owner's projection for another machine's. */
   readingFor(machineId: string | null): ClockReading {
     if (machineId === this.machineId || !this.options.readingFor) return this.clock.read();
@@ -180,7 +194,7 @@ export class WaitLeaseService {
       return { pane: next, orphaned };
     });
     this.publishLeaseChanges(orphaned, 'orphaned');
-    this.bus.publish({ type: 'pane.changed', pane: pane.name, change: pane.generation === 1 ? 'registered' : 're-registered' });
+    this.bus.publish({ type: 'pane.changed', human_id: this.owner, pane: pane.name, change: pane.generation === 1 ? 'registered' : 're-registered' });
     return this.paneView(pane);
   }
 
@@ -195,7 +209,7 @@ export class WaitLeaseService {
       return { pane: closed, orphaned: await this.orphanOlderGenerations(tx, closed) };
     });
     this.publishLeaseChanges(orphaned, 'orphaned');
-    this.bus.publish({ type: 'pane.changed', pane: name, change: 'closed' });
+    this.bus.publish({ type: 'pane.changed', human_id: this.owner, pane: name, change: 'closed' });
     return this.paneView(pane);
   }
 
@@ -227,7 +241,7 @@ export class WaitLeaseService {
   async setDisplayState(name: string, state: string): Promise<PaneViewWire> {
     const now = this.clock.read();
     if (!(await this.store.setDisplayState(name, state, now.wallMs))) throw notFoundPane(name);
-    this.bus.publish({ type: 'pane.changed', pane: name, change: 'display' });
+    this.bus.publish({ type: 'pane.changed', human_id: this.owner, pane: name, change: 'display' });
     return this.getPane(name);
   }
 
@@ -236,11 +250,11 @@ export class WaitLeaseService {
     const binding = await this.store.transaction(async (tx) => {
       const pane = await this.store.lockPane(tx, paneName);
       if (!pane || pane.closedAt !== null) throw notFoundPane(paneName);
-      const bound = { sessionId, pane: pane.name, generation: pane.generation, boundAt: this.clock.read().wallMs };
+      const bound = { sessionId, pane: pane.name, generation: pane.generation, boundAt: this.clock.read().wallMs, machineId: this.machineId };
       await this.store.bindSession(tx, bound);
       return bound;
     });
-    this.bus.publish({ type: 'pane.changed', pane: paneName, change: 'session_bound' });
+    this.bus.publish({ type: 'pane.changed', human_id: this.owner, pane: paneName, change: 'session_bound' });
     return { session_id: binding.sessionId, pane: binding.pane, generation: binding.generation };
   }
 
@@ -259,7 +273,7 @@ export class WaitLeaseService {
     const binding = await this.store.getSession(sessionId);
     if (!binding) return undefined;
     await this.store.transaction((tx) => this.store.unbindSession(tx, sessionId));
-    this.bus.publish({ type: 'pane.changed', pane: binding.pane, change: 'session_unbound' });
+    this.bus.publish({ type: 'pane.changed', human_id: this.owner, pane: binding.pane, change: 'session_unbound' });
     return binding.pane;
   }
 
@@ -348,8 +362,8 @@ export class WaitLeaseService {
       await this.store.insertLease(tx, result.record, sessionId, now.wallMs, this.machineId);
       return { ...result, registered };
     });
-    if (registered) this.bus.publish({ type: 'pane.changed', pane: record.pane, change: 'registered' });
-    this.bus.publish({ type: 'lease.changed', pane: record.pane, lease_id: record.id, change: 'acquired' });
+    if (registered) this.bus.publish({ type: 'pane.changed', human_id: this.owner, pane: record.pane, change: 'registered' });
+    this.bus.publish({ type: 'lease.changed', human_id: this.owner, pane: record.pane, lease_id: record.id, change: 'acquired' });
     this.options.onDeadlineChanged?.();
     return { lease_id: record.id, token, expires_in_ms: grant.expiresInMs, clamped_by: grant.clampedBy };
   }
@@ -653,7 +667,7 @@ export class WaitLeaseService {
         continue;
       }
       renewed += 1;
-      this.bus.publish({ type: 'lease.changed', pane: write.record.pane, lease_id: write.record.id, change: changeOf(write.before.record, write.record, 'renewed') });
+      this.bus.publish({ type: 'lease.changed', human_id: write.before.humanId, pane: write.record.pane, lease_id: write.record.id, change: changeOf(write.before.record, write.record, 'renewed') });
     }
     if (renewed > 0) this.options.onDeadlineChanged?.();
     for (const item of oneAtATime) {
@@ -740,7 +754,7 @@ export class WaitLeaseService {
   }
 
   private publishLeaseChanges(records: readonly WaitLeaseRecord[], change: string): void {
-    for (const record of records) this.bus.publish({ type: 'lease.changed', pane: record.pane, lease_id: record.id, change: record.endReason ?? change });
+    for (const record of records) this.bus.publish({ type: 'lease.changed', human_id: this.owner, pane: record.pane, lease_id: record.id, change: record.endReason ?? change });
   }
 
   private async transition<X extends object>(
@@ -768,7 +782,7 @@ export class WaitLeaseService {
       const outcome = step(stored.record, now);
       if (outcome.changed) {
         if (!(await this.store.compareAndSet(outcome.record, stored.version, now.wallMs))) continue;
-        this.bus.publish({ type: 'lease.changed', pane: outcome.record.pane, lease_id: leaseId, change: changeOf(stored.record, outcome.record, outcome.ok ? label : 'refused') });
+        this.bus.publish({ type: 'lease.changed', human_id: stored.humanId, pane: outcome.record.pane, lease_id: leaseId, change: changeOf(stored.record, outcome.record, outcome.ok ? label : 'refused') });
       }
       if (!outcome.ok) throw outcome.error;
       return { outcome: outcome as Ok<X>, now, stored, changed: outcome.changed };

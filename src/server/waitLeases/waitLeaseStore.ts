@@ -34,6 +34,8 @@ export interface SessionBinding {
   pane: string;
   generation: number;
   boundAt: number;
+  /** The machine whose server bound it. */
+  machineId?: string | null;
 }
 
 export interface StoredLease {
@@ -42,6 +44,8 @@ export interface StoredLease {
   version: number;
   /** The machine that granted it: only its server observes the target and judges its clock (null: before team mode recorded it). */
   machineId: string | null;
+  /** The human it belongs to: nobody else reaches it (null or '': before ownership was recorded). */
+  humanId: string | null;
 }
 
 export interface LeaseFilter {
@@ -117,6 +121,7 @@ interface LeaseRow {
   expired_notice_consumed: number | boolean;
   version: number;
   machine_id: string | null;
+  human_id: string | null;
 }
 
 const PANE_COLUMNS =
@@ -161,6 +166,7 @@ const LEASE_COLUMNS = [
   'expired_notice_consumed',
   'version',
   'machine_id',
+  'human_id',
 ] as const;
 const SELECT_LEASE = `SELECT ${LEASE_COLUMNS.join(', ')} FROM wait_leases`;
 
@@ -250,7 +256,7 @@ function toStored(row: LeaseRow): StoredLease {
     lastRefusal: json<WaitLeaseRecord['lastRefusal']>(row.last_refusal),
     expiredNoticeConsumed: Boolean(row.expired_notice_consumed),
   };
-  return { record, sessionId: row.session_id, version: Number(row.version), machineId: row.machine_id };
+  return { record, sessionId: row.session_id, version: Number(row.version), machineId: row.machine_id, humanId: row.human_id };
 }
 
 /** Integer milliseconds for BIGINT columns (readings are whole ms; this guards the rest). */
@@ -288,9 +294,33 @@ function mutableValues(record: WaitLeaseRecord): SqlValue[] {
 
 export class WaitLeaseStore {
   readonly db: Db;
+  /**
+   * The human this store acts for (issue 9): every pane, session, lease and ledger read or
+   * write is confined to their rows, so another human's is exactly as absent as a missing one.
+   * Unset only for the owning machine's maintenance (hold loop, sweeper, clock judgements),
+   * which works by machine and never creates anything.
+   */
+  readonly humanId: string | undefined;
 
-  constructor(db: Db) {
+  constructor(db: Db, humanId?: string) {
     this.db = db;
+    this.humanId = humanId;
+  }
+
+  /** This store confined to one human's panes, sessions and leases. */
+  forHuman(humanId: string): WaitLeaseStore {
+    return new WaitLeaseStore(this.db, humanId);
+  }
+
+  /** ' AND human_id = ?' and its parameter when confined to a human; nothing otherwise. */
+  private mine(): { clause: string; params: SqlValue[] } {
+    return this.humanId === undefined ? { clause: '', params: [] } : { clause: ' AND human_id = ?', params: [this.humanId] };
+  }
+
+  /** The owner written on a new row: only a store confined to a human creates anything. */
+  private owner(): string {
+    if (this.humanId === undefined) throw new Error('a pane, session or lease is only created for a human (WaitLeaseStore.forHuman)');
+    return this.humanId;
   }
 
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -300,24 +330,27 @@ export class WaitLeaseStore {
   // Panes ----------------------------------------------------------------------------
 
   async getPane(name: string, executor: SqlExecutor = this.db): Promise<PaneRecord | undefined> {
-    const row = await first<PaneRow>(executor, `SELECT ${PANE_COLUMNS} FROM panes WHERE name = ?`, [name]);
+    const mine = this.mine();
+    const row = await first<PaneRow>(executor, `SELECT ${PANE_COLUMNS} FROM panes WHERE name = ?${mine.clause}`, [name, ...mine.params]);
     return row && toPane(row);
   }
 
   /** The pane row locked for the rest of the transaction (PostgreSQL); SQLite transactions are exclusive already. */
   async lockPane(tx: SqlExecutor, name: string): Promise<PaneRecord | undefined> {
     const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE' : '';
-    const row = await first<PaneRow>(tx, `SELECT ${PANE_COLUMNS} FROM panes WHERE name = ?${lock}`, [name]);
+    const mine = this.mine();
+    const row = await first<PaneRow>(tx, `SELECT ${PANE_COLUMNS} FROM panes WHERE name = ?${mine.clause}${lock}`, [name, ...mine.params]);
     return row && toPane(row);
   }
 
   async listOpenPanes(): Promise<PaneRecord[]> {
-    const rows = await this.db.all<PaneRow>(`SELECT ${PANE_COLUMNS} FROM panes WHERE closed_at IS NULL ORDER BY name`);
+    const mine = this.mine();
+    const rows = await this.db.all<PaneRow>(`SELECT ${PANE_COLUMNS} FROM panes WHERE closed_at IS NULL${mine.clause} ORDER BY name`, mine.params);
     return rows.map(toPane);
   }
 
   async insertPane(tx: SqlExecutor, pane: PaneRecord): Promise<void> {
-    await tx.run(`INSERT INTO panes (${PANE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+    await tx.run(`INSERT INTO panes (${PANE_COLUMNS}, human_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
       pane.name,
       pane.generation,
       pane.source,
@@ -331,12 +364,13 @@ export class WaitLeaseStore {
       pane.closedAt,
       pane.updatedAt,
       pane.machineId,
+      this.owner(),
     ]);
   }
 
   /** Inserts the pane unless a row with its name exists (a concurrent first use); true when inserted. */
   async insertPaneIfAbsent(tx: SqlExecutor, pane: PaneRecord): Promise<boolean> {
-    const result = await tx.run(`INSERT INTO panes (${PANE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`, [
+    const result = await tx.run(`INSERT INTO panes (${PANE_COLUMNS}, human_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (human_id, name) DO NOTHING`, [
       pane.name,
       pane.generation,
       pane.source,
@@ -350,6 +384,7 @@ export class WaitLeaseStore {
       pane.closedAt,
       pane.updatedAt,
       pane.machineId,
+      this.owner(),
     ]);
     return result.changes > 0;
   }
@@ -357,7 +392,7 @@ export class WaitLeaseStore {
   async updatePane(tx: SqlExecutor, pane: PaneRecord): Promise<void> {
     await tx.run(
       `UPDATE panes SET generation = ?, source = ?, shell_pid = ?, shell_start_time = ?, window_id = ?, title = ?, display_state = ?,
-         display_updated_at = ?, registered_at = ?, closed_at = ?, updated_at = ?, machine_id = ? WHERE name = ?`,
+         display_updated_at = ?, registered_at = ?, closed_at = ?, updated_at = ?, machine_id = ? WHERE name = ? AND human_id = ?`,
       [
         pane.generation,
         pane.source,
@@ -372,17 +407,19 @@ export class WaitLeaseStore {
         pane.updatedAt,
         pane.machineId,
         pane.name,
+        this.owner(),
       ],
     );
   }
 
   /** Display state only: it never touches leases. Returns false when the pane is unknown or closed. */
   async setDisplayState(name: string, state: string, now: number): Promise<boolean> {
-    const result = await this.db.run('UPDATE panes SET display_state = ?, display_updated_at = ?, updated_at = ? WHERE name = ? AND closed_at IS NULL', [
+    const result = await this.db.run('UPDATE panes SET display_state = ?, display_updated_at = ?, updated_at = ? WHERE name = ? AND human_id = ? AND closed_at IS NULL', [
       state,
       now,
       now,
       name,
+      this.owner(),
     ]);
     return result.changes > 0;
   }
@@ -391,42 +428,62 @@ export class WaitLeaseStore {
 
   async bindSession(tx: SqlExecutor, binding: SessionBinding): Promise<void> {
     await tx.run(
-      `INSERT INTO pane_sessions (session_id, pane, generation, bound_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (session_id) DO UPDATE SET pane = excluded.pane, generation = excluded.generation, bound_at = excluded.bound_at`,
-      [binding.sessionId, binding.pane, binding.generation, binding.boundAt],
+      // A session id already bound by another human is left alone (ids are random: that is a guess, not a collision).
+      `INSERT INTO pane_sessions (session_id, pane, generation, bound_at, machine_id, human_id) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (session_id) DO UPDATE SET pane = excluded.pane, generation = excluded.generation, bound_at = excluded.bound_at,
+         machine_id = excluded.machine_id WHERE pane_sessions.human_id = excluded.human_id`,
+      [binding.sessionId, binding.pane, binding.generation, binding.boundAt, binding.machineId ?? null, this.owner()],
     );
   }
 
   async unbindSession(tx: SqlExecutor, sessionId: string): Promise<void> {
-    await tx.run('DELETE FROM pane_sessions WHERE session_id = ?', [sessionId]);
+    const mine = this.mine();
+    await tx.run(`DELETE FROM pane_sessions WHERE session_id = ?${mine.clause}`, [sessionId, ...mine.params]);
   }
 
   async getSession(sessionId: string, executor: SqlExecutor = this.db): Promise<SessionBinding | undefined> {
     const row = await first<{ session_id: string; pane: string; generation: number; bound_at: number }>(
       executor,
-      'SELECT session_id, pane, generation, bound_at FROM pane_sessions WHERE session_id = ?',
-      [sessionId],
+      `SELECT session_id, pane, generation, bound_at FROM pane_sessions WHERE session_id = ?${this.mine().clause}`,
+      [sessionId, ...this.mine().params],
     );
     return row && { sessionId: row.session_id, pane: row.pane, generation: Number(row.generation), boundAt: Number(row.bound_at) };
   }
 
   /** Hands the live leases of one session to another (same pane and generation); returns their ids. */
   async carrySessionLeases(tx: SqlExecutor, fromSession: string, toSession: string, now: number): Promise<string[]> {
-    const rows = await tx.all<{ id: string }>("SELECT id FROM wait_leases WHERE session_id = ? AND state <> 'ended'", [fromSession]);
+    const mine = this.mine();
+    const rows = await tx.all<{ id: string }>(`SELECT id FROM wait_leases WHERE session_id = ? AND state <> 'ended'${mine.clause}`, [fromSession, ...mine.params]);
     if (rows.length > 0) {
-      await tx.run("UPDATE wait_leases SET session_id = ?, version = version + 1, updated_at = ? WHERE session_id = ? AND state <> 'ended'", [toSession, now, fromSession]);
+      await tx.run(`UPDATE wait_leases SET session_id = ?, version = version + 1, updated_at = ? WHERE session_id = ? AND state <> 'ended'${mine.clause}`, [
+        toSession,
+        now,
+        fromSession,
+        ...mine.params,
+      ]);
     }
     return rows.map((row) => row.id);
   }
 
   /** Hands one live lease to another session; false when it has ended or is gone. */
   async carryLease(tx: SqlExecutor, leaseId: string, toSession: string, now: number): Promise<boolean> {
-    const result = await tx.run("UPDATE wait_leases SET session_id = ?, version = version + 1, updated_at = ? WHERE id = ? AND state <> 'ended'", [toSession, now, leaseId]);
+    const mine = this.mine();
+    const result = await tx.run(`UPDATE wait_leases SET session_id = ?, version = version + 1, updated_at = ? WHERE id = ? AND state <> 'ended'${mine.clause}`, [
+      toSession,
+      now,
+      leaseId,
+      ...mine.params,
+    ]);
     return result.changes > 0;
   }
 
   async sessionsOf(pane: string, generation: number): Promise<string[]> {
-    const rows = await this.db.all<{ session_id: string }>('SELECT session_id FROM pane_sessions WHERE pane = ? AND generation = ? ORDER BY bound_at', [pane, generation]);
+    const mine = this.mine();
+    const rows = await this.db.all<{ session_id: string }>(`SELECT session_id FROM pane_sessions WHERE pane = ? AND generation = ?${mine.clause} ORDER BY bound_at`, [
+      pane,
+      generation,
+      ...mine.params,
+    ]);
     return rows.map((row) => row.session_id);
   }
 
@@ -453,6 +510,7 @@ export class WaitLeaseStore {
       JSON.stringify(record.observer),
       now,
       machineId,
+      this.owner(),
     ];
     const columns = [
       'id',
@@ -474,6 +532,7 @@ export class WaitLeaseStore {
       'observer',
       'updated_at',
       'machine_id',
+      'human_id',
       ...MUTABLE_COLUMNS,
     ];
     const values = [...identity, ...mutableValues(record)];
@@ -481,7 +540,8 @@ export class WaitLeaseStore {
   }
 
   async getLease(id: string, executor: SqlExecutor = this.db): Promise<StoredLease | undefined> {
-    const row = await first<LeaseRow>(executor, `${SELECT_LEASE} WHERE id = ?`, [id]);
+    const mine = this.mine();
+    const row = await first<LeaseRow>(executor, `${SELECT_LEASE} WHERE id = ?${mine.clause}`, [id, ...mine.params]);
     return row && toStored(row);
   }
 
@@ -534,6 +594,10 @@ export class WaitLeaseStore {
   async listLeases(filter: LeaseFilter = {}, executor: SqlExecutor = this.db): Promise<StoredLease[]> {
     const where: string[] = [];
     const params: SqlValue[] = [];
+    if (this.humanId !== undefined) {
+      where.push('human_id = ?');
+      params.push(this.humanId);
+    }
     if (filter.pane !== undefined) {
       where.push('pane = ?');
       params.push(filter.pane);
@@ -653,9 +717,32 @@ export class WaitLeaseStore {
     }
   }
 
+  /**
+   * Panes, sessions and leases from before ownership was recorded become this server's
+   * human's: on SQLite all of them (one human per data dir), on PostgreSQL this machine's.
+   * A pane whose name the human already has stays nobody's.
+   */
+  async adoptUnownedByHuman(machineId: string, humanId: string): Promise<void> {
+    const ownMachine = this.db.dialect === 'sqlite' ? '' : ' AND machine_id = ?';
+    const machine = this.db.dialect === 'sqlite' ? [] : [machineId];
+    await this.db.run(
+      `UPDATE panes SET human_id = ? WHERE human_id = ''${ownMachine} AND name NOT IN (SELECT name FROM panes WHERE human_id = ?)`,
+      [humanId, ...machine, humanId],
+    );
+    await this.db.run(`UPDATE wait_leases SET human_id = ? WHERE (human_id IS NULL OR human_id = '')${ownMachine}`, [humanId, ...machine]);
+    await this.db.run(`UPDATE pane_sessions SET human_id = ? WHERE (human_id IS NULL OR human_id = '')${ownMachine.replace('machine_id = ?', 'pane IN (SELECT name FROM panes WHERE human_id = ?)')}`, [
+      humanId,
+      ...(this.db.dialect === 'sqlite' ? [] : [humanId]),
+    ]);
+  }
+
   async ledger(filter: LedgerFilter): Promise<LedgerRow[]> {
     const where: string[] = [];
     const params: SqlValue[] = [];
+    if (this.humanId !== undefined) {
+      where.push('human_id = ?');
+      params.push(this.humanId);
+    }
     if (filter.jobType !== undefined) {
       where.push('job_type = ?');
       params.push(filter.jobType);

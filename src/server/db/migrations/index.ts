@@ -1,18 +1,21 @@
 // Numbered migrations, run at start in order; the applied versions are recorded in
 // schema_migrations. Each migration carries its SQL for both dialects side by side.
-import type { Db } from '../sql.ts';
+import type { Db, SqlExecutor } from '../sql.ts';
 import { claimsMigration } from './0001_claims.ts';
 import { waitLeasesMigration } from './0002_wait_leases.ts';
 import { hookEventsMigration } from './0003_hook_events.ts';
 import { teamModeMigration } from './0004_team_mode.ts';
 import { claimClockMigration } from './0006_claim_clock.ts';
 import { claimEventKindsMigration } from './0007_claim_event_kinds.ts';
+import { paneOwnershipMigration } from './0008_pane_ownership.ts';
 
 export interface Migration {
   version: number;
   name: string;
   sqlite: string;
   postgres: string;
+  /** Steps SQL text cannot say (SQLite rebuilding a table from its own current DDL), run after the script, in its transaction. */
+  steps?: { sqlite?: (tx: SqlExecutor) => Promise<void>; postgres?: (tx: SqlExecutor) => Promise<void> };
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -22,6 +25,7 @@ export const MIGRATIONS: readonly Migration[] = [
   teamModeMigration,
   claimClockMigration,
   claimEventKindsMigration,
+  paneOwnershipMigration,
 ];
 
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
@@ -41,6 +45,7 @@ export async function migrate(db: Db, now: number = Date.now(), migrations: read
       if (applied.length > 0) return;
       const script = db.dialect === 'postgres' ? migration.postgres : migration.sqlite;
       for (const statement of splitStatements(script)) await tx.run(statement);
+      await migration.steps?.[db.dialect]?.(tx);
       await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [migration.version, migration.name, now]);
     });
   }

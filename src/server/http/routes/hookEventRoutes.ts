@@ -10,7 +10,7 @@ export function hookEventRoutes(hookEvents: HookEventService): Route[] {
       path: '/api/v1/hook-events',
       write: true,
       writeBudget: 'hook_events',
-      handler: async ({ body }) => ok(await hookEvents.submit(body ?? {})),
+      handler: async ({ body, human }) => ok(await hookEvents.submit(body ?? {}, human.id)),
     },
   ];
 }

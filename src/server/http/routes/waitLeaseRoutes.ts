@@ -19,7 +19,7 @@ import {
 } from '../../../core/waitLease/wire.ts';
 import { parseWire } from '../../../core/wire/validate.ts';
 import type { WaitLeaseService } from '../../waitLeases/waitLeaseService.ts';
-import { ok, type Route } from '../router.ts';
+import { ok, type RequestContext, type Route, type RouteResult } from '../router.ts';
 
 const listQuerySchema = z.strictObject({
   pane: z.string().min(1).optional(),
@@ -57,43 +57,45 @@ function splitSession(body: unknown): { rest: Record<string, unknown>; sessionId
   return { rest, sessionId: sessionId === undefined || sessionId === null ? null : parseWire(SessionIdSchema, sessionId, 'session_id') };
 }
 
-export function waitLeaseRoutes(service: WaitLeaseService): Route[] {
-  return [
+type OwnedRoute = Omit<Route, 'handler'> & { handler: (context: RequestContext & { service: WaitLeaseService }) => Promise<RouteResult> };
+
+export function waitLeaseRoutes(root: WaitLeaseService): Route[] {
+  const routes: OwnedRoute[] = [
     // Panes and sessions ----------------------------------------------------------------
     {
       method: 'POST',
       path: '/api/v1/panes',
       write: true,
-      handler: async ({ body }) => ok({ pane: await service.registerPane(parseWire(RegisterPaneRequestSchema, objectBody(body), 'body')) }, 201),
+      handler: async ({ service, body }) => ok({ pane: await service.registerPane(parseWire(RegisterPaneRequestSchema, objectBody(body), 'body')) }, 201),
     },
-    { method: 'GET', path: '/api/v1/panes', handler: async () => ok({ panes: await service.listPanes() }) },
-    { method: 'GET', path: '/api/v1/panes/:pane', handler: async ({ params }) => ok({ pane: await service.getPane(params.pane!) }) },
+    { method: 'GET', path: '/api/v1/panes', handler: async ({ service }) => ok({ panes: await service.listPanes() }) },
+    { method: 'GET', path: '/api/v1/panes/:pane', handler: async ({ service, params }) => ok({ pane: await service.getPane(params.pane!) }) },
     {
       method: 'DELETE',
       path: '/api/v1/panes/:pane',
       noBody: true,
       write: true,
-      handler: async ({ params }) => ok({ pane: await service.closePane(params.pane!) }),
+      handler: async ({ service, params }) => ok({ pane: await service.closePane(params.pane!) }),
     },
     {
       method: 'PUT',
       path: '/api/v1/panes/:pane/display',
       write: true,
-      handler: async ({ params, body }) => ok({ pane: await service.setDisplayState(params.pane!, parseWire(SetDisplayRequestSchema, objectBody(body), 'body').state) }),
+      handler: async ({ service, params, body }) => ok({ pane: await service.setDisplayState(params.pane!, parseWire(SetDisplayRequestSchema, objectBody(body), 'body').state) }),
     },
     {
       method: 'POST',
       path: '/api/v1/panes/:pane/sessions',
       write: true,
-      handler: async ({ params, body }) => ok(await service.bindSession(params.pane!, parseWire(BindSessionRequestSchema, objectBody(body), 'body').session_id)),
+      handler: async ({ service, params, body }) => ok(await service.bindSession(params.pane!, parseWire(BindSessionRequestSchema, objectBody(body), 'body').session_id)),
     },
-    { method: 'GET', path: '/api/v1/panes/:pane/verdict', handler: async ({ params }) => ok(await service.verdict(params.pane!)) },
-    { method: 'GET', path: '/api/v1/sessions/:session', handler: async ({ params }) => ok(await service.getSession(params.session!)) },
+    { method: 'GET', path: '/api/v1/panes/:pane/verdict', handler: async ({ service, params }) => ok(await service.verdict(params.pane!)) },
+    { method: 'GET', path: '/api/v1/sessions/:session', handler: async ({ service, params }) => ok(await service.getSession(params.session!)) },
     {
       method: 'POST',
       path: '/api/v1/sessions/:session/release-all',
       write: true,
-      handler: async ({ params, body }) => ok(await service.releaseSession(params.session!, parseWire(ReleaseAllRequestSchema, objectBody(body), 'body').reason)),
+      handler: async ({ service, params, body }) => ok(await service.releaseSession(params.session!, parseWire(ReleaseAllRequestSchema, objectBody(body), 'body').reason)),
     },
 
     // Wait-leases -------------------------------------------------------------------------
@@ -101,7 +103,7 @@ export function waitLeaseRoutes(service: WaitLeaseService): Route[] {
       method: 'POST',
       path: '/api/v1/wait-leases',
       write: true,
-      handler: async ({ body }) => {
+      handler: async ({ service, body }) => {
         const { rest, sessionId } = splitSession(body);
         return ok(await service.acquire(parseWire(AcquireRequestSchema, rest, 'body'), { sessionId }), 201);
       },
@@ -110,7 +112,7 @@ export function waitLeaseRoutes(service: WaitLeaseService): Route[] {
       method: 'POST',
       path: '/api/v1/wait-leases/hold',
       write: true,
-      handler: async ({ body }) => {
+      handler: async ({ service, body }) => {
         const { rest, sessionId } = splitSession(body);
         return ok(await service.hold(parseWire(HoldRequestSchema, rest, 'body'), { sessionId, allowCommand: true }), 201);
       },
@@ -118,23 +120,23 @@ export function waitLeaseRoutes(service: WaitLeaseService): Route[] {
     {
       method: 'GET',
       path: '/api/v1/wait-leases',
-      handler: async ({ url }) => {
+      handler: async ({ service, url }) => {
         const query = parseWire(listQuerySchema, Object.fromEntries(url.searchParams), 'query');
         return ok({ leases: await service.listLeases({ pane: query.pane, state: query.state, sessionId: query.session_id, limit: query.limit }) });
       },
     },
-    { method: 'GET', path: '/api/v1/wait-leases/:id', handler: async ({ params }) => ok({ lease: await service.getLease(params.id!) }) },
+    { method: 'GET', path: '/api/v1/wait-leases/:id', handler: async ({ service, params }) => ok({ lease: await service.getLease(params.id!) }) },
     {
       method: 'POST',
       path: '/api/v1/wait-leases/:id/renew',
       write: true,
-      handler: async ({ params, body }) => ok(await service.renew(params.id!, parseWire(RenewRequestSchema, withLeaseId(params.id!, body), 'body'))),
+      handler: async ({ service, params, body }) => ok(await service.renew(params.id!, parseWire(RenewRequestSchema, withLeaseId(params.id!, body), 'body'))),
     },
     {
       method: 'POST',
       path: '/api/v1/wait-leases/:id/release',
       write: true,
-      handler: async ({ params, body }) => {
+      handler: async ({ service, params, body }) => {
         const request = parseWire(ReleaseRequestSchema, withLeaseId(params.id!, body), 'body');
         return ok(await service.release(params.id!, request.token, request.reason));
       },
@@ -143,7 +145,7 @@ export function waitLeaseRoutes(service: WaitLeaseService): Route[] {
       method: 'POST',
       path: '/api/v1/wait-leases/:id/ceiling',
       write: true,
-      handler: async ({ params, body }) => {
+      handler: async ({ service, params, body }) => {
         const request = parseWire(LowerCeilingRequestSchema, withLeaseId(params.id!, body), 'body');
         return ok(await service.lowerCeiling(params.id!, request.token, request.authorized_until));
       },
@@ -152,29 +154,32 @@ export function waitLeaseRoutes(service: WaitLeaseService): Route[] {
       method: 'POST',
       path: '/api/v1/wait-leases/:id/release-by-owner',
       write: true,
-      handler: async ({ params, body }) => ok(await service.releaseByOwner(params.id!, parseWire(ReleaseByOwnerRequestSchema, objectBody(body), 'body').reason)),
+      handler: async ({ service, params, body }) => ok(await service.releaseByOwner(params.id!, parseWire(ReleaseByOwnerRequestSchema, objectBody(body), 'body').reason)),
     },
     {
       method: 'POST',
       path: '/api/v1/wait-leases/:id/notice-consumed',
       noBody: true,
       write: true,
-      handler: async ({ params }) => ok({ lease: await service.consumeNotice(params.id!) }),
+      handler: async ({ service, params }) => ok({ lease: await service.consumeNotice(params.id!) }),
     },
 
     // Consumers ---------------------------------------------------------------------------
     {
       method: 'POST',
       path: '/api/v1/teardown-check',
-      handler: async ({ body }) => ok(await service.teardownCheck(parseWire(TeardownCheckRequestSchema, objectBody(body), 'body'))),
+      handler: async ({ service, body }) => ok(await service.teardownCheck(parseWire(TeardownCheckRequestSchema, objectBody(body), 'body'))),
     },
     {
       method: 'GET',
       path: '/api/v1/ledger',
-      handler: async ({ url }) => {
+      handler: async ({ service, url }) => {
         const query = parseWire(ledgerQuerySchema, Object.fromEntries(url.searchParams), 'query');
         return ok({ rows: await service.ledger({ jobType: query.job_type, kind: query.kind, endReason: query.end_reason, since: query.since, limit: query.limit }) });
       },
     },
   ];
+  // The one place REST reaches panes and leases: always as the requesting human, so another
+  // human's pane, lease, session or ledger row is the same 404 (or absence) as a missing one.
+  return routes.map((route) => ({ ...route, handler: (context) => route.handler({ ...context, service: root.forHuman(context.human.id) }) }));
 }
