@@ -73,9 +73,12 @@ async function snapshot(t: TestServer): Promise<string> {
       : await t.server.db.all<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name')
   ).map((row) => row.name);
   const parts: string[] = [];
-  // The clock domain and the machines' heartbeats (team mode) are the servers' own ticks, not
-  // something a request writes.
-  for (const table of tables.filter((name) => !/clock/.test(name) && name !== 'machines')) parts.push(`${table}: ${JSON.stringify(await t.server.db.all(`SELECT * FROM ${table} ORDER BY 1`))}`);
+  // The clock domain and the machine heartbeat are the server's own, not something a request
+  // writes; a device's last use is recorded (once a minute) for any authenticated request.
+  const columns = (table: string) => (table === 'devices' ? 'id, human_id, machine_id, label, token_hash, created_at, revoked_at' : '*');
+  for (const table of tables.filter((name) => !/clock|^machines$/.test(name))) {
+    parts.push(`${table}: ${JSON.stringify(await t.server.db.all(`SELECT ${columns(table)} FROM ${table} ORDER BY 1`))}`);
+  }
   return parts.join('\n');
 }
 

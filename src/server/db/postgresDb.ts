@@ -2,6 +2,7 @@
 import pg from 'pg';
 import type { Db, SqlExecutor, SqlValue } from './sql.ts';
 import { type StorageErrorReporter, toStorageError } from './storageErrors.ts';
+import { LeaseholdError } from '../../core/errors.ts';
 
 // BIGINT columns hold epoch milliseconds, well inside Number's exact range.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -10,6 +11,17 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 export function numberPlaceholders(sql: string): string {
   let index = 0;
   return sql.replace(/\?/g, () => `$${++index}`);
+}
+
+const CONNECT_TIMEOUT_MS = 5_000;
+const ROLLBACK_TIMEOUT_MS = 2_000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 type Guard = <T>(run: () => Promise<T>) => Promise<T>;
@@ -68,6 +80,10 @@ export class PostgresDb implements Db {
     this.pool = new pg.Pool({
       connectionString,
       max: options.max ?? 10,
+      // While the database is away a request waits at most this long for a connection, then
+      // is refused (503 unavailable) instead of hanging; TCP keepalive finds dead sockets.
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
       // A per-test schema keeps suites isolated inside one shared database.
       options: options.schema ? `-c search_path=${options.schema}` : undefined,
     });
@@ -88,17 +104,21 @@ export class PostgresDb implements Db {
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await this.guard(() => this.pool.connect());
+    let value: T;
     try {
       await this.guard(() => client.query('BEGIN'));
-      const value = await fn(executorFor(client, this.guard));
+      value = await fn(executorFor(client, this.guard));
       await this.guard(() => client.query('COMMIT'));
-      return value;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      // A connection the database dropped mid-transaction is destroyed, never handed to the
+      // next request; its ROLLBACK is bounded (a half-dead socket must not hold a request).
+      const lost = error instanceof LeaseholdError && error.code === 'unavailable';
+      if (!lost) await withTimeout(client.query('ROLLBACK'), ROLLBACK_TIMEOUT_MS).catch(() => undefined);
+      client.release(lost ? (error as Error) : undefined);
       throw error;
-    } finally {
-      client.release();
     }
+    client.release();
+    return value;
   }
 
   async execScript(sql: string): Promise<void> {
