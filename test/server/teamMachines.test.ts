@@ -8,6 +8,8 @@
 // UNKNOWN when A is killed (B notices A's silent heartbeat).
 import assert from 'node:assert/strict';
 import { startTeamProcess, useTeamDatabase, waitFor, type TeamProcess } from '../support/teamProcesses.ts';
+import { LeaseholdClient } from '../../src/client/client.ts';
+import { connectMcp } from '../support/mcp.ts';
 
 interface LeaseView {
   state: string;
@@ -99,5 +101,38 @@ describe('team mode: machines own their wait-leases (separate processes, pid nam
     const after = await lease(a, acquired.body.lease_id);
     assert.equal(after.state, 'active');
     assert.ok(after.remaining_ms <= before.remaining_ms);
+  });
+
+  it('three machines, two humans: a PATCH through B reaches an MCP session on A, C\'s human hears and reaches nothing of theirs', async () => {
+    const a = await start('test-boot-A', 'dev');
+    const b = await start('test-boot-B', 'dev');
+    const c = await start('test-boot-C', 'other');
+    const vended = await a.api<{ token: string }>('POST', '/api/v1/endpoints', { slug: 'worker', default_lease_ttl_seconds: 600 });
+    assert.equal(vended.status, 201);
+    const session = await connectMcp(a.url, vended.body.token);
+    const heardOnC: string[] = [];
+    const stream = new LeaseholdClient({ baseUrl: c.url, token: c.token }).openEventStream({ onEvent: (event) => heardOnC.push(event.event), onEnd: () => undefined });
+    try {
+      for (let round = 1; round <= 3; round++) {
+        const patched = await b.api('PATCH', '/api/v1/endpoints/worker', { default_lease_ttl_seconds: round % 2 ? 3600 : 900 });
+        assert.equal(patched.status, 200, JSON.stringify(patched.body));
+        await session.waitForListChanged(round, 1_000);
+      }
+      const acquired = await a.api<{ lease_id: string }>('POST', '/api/v1/wait-leases', { pane: 'build', job_ref: 'gen-1', ttl_ms: 60_000 });
+      assert.equal(acquired.status, 201);
+      await waitFor(() => b.api('GET', `/api/v1/wait-leases/${acquired.body.lease_id}`), (answer) => answer.status === 200, 2_000);
+      const todo = await a.api('POST', '/api/v1/todos', { queue: 'shared', title: 'seen by all' });
+      assert.equal(todo.status, 201);
+      await waitFor(async () => heardOnC, (events) => events.includes('todo.changed'), 2_000);
+      // Another human on another machine: the lease is the same 404 as a missing one, and no event of it reached them.
+      const foreign = await c.api<{ error: { code: string; field: string } }>('GET', `/api/v1/wait-leases/${acquired.body.lease_id}`);
+      const missing = await c.api<{ error: { code: string; field: string } }>('GET', '/api/v1/wait-leases/wl_missing');
+      assert.equal(foreign.status, 404);
+      assert.deepEqual([foreign.body.error.code, foreign.body.error.field], [missing.body.error.code, missing.body.error.field]);
+      assert.deepEqual(heardOnC.filter((event) => event !== 'todo.changed'), []);
+    } finally {
+      stream.close();
+      await session.close();
+    }
   });
 });
