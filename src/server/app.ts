@@ -250,6 +250,7 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
     });
     await clockWatcher.startup();
 
+    let mcpGateway: McpGateway | undefined;
     if (config.storage.kind === 'postgres') {
       // Team mode: every server's changes reach this server's SSE clients and MCP sessions, and ours reach theirs.
       const relay = new ChangeRelay({
@@ -258,7 +259,10 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
         db,
         bus,
         onError: (error, where) => logger.error(where, { error: String(error) }),
-        onReconnect: () => logger.info('change relay: listening again (changes made meanwhile on other servers were not heard)'),
+        onReconnect: () => {
+          logger.info('change relay: listening again; MCP sessions re-read their endpoint (an edit made meanwhile through another server went unheard)');
+          void mcpGateway?.resync();
+        },
       });
       await relay.start();
       cleanups.push(() => relay.stop());
@@ -273,6 +277,7 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       limits: config.mcpSessions,
       onError: (error) => logger.error('mcp failed', { error: String(error) }),
     });
+    mcpGateway = mcp;
     cleanups.push(() => mcp.close());
 
     const hookEvents = new HookEventService({

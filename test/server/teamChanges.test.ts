@@ -8,6 +8,8 @@ import { hashToken } from '../../src/server/auth/tokens.ts';
 import type { SseEvent } from '../../src/client/eventStream.ts';
 import { silentLogger, startLeaseServer, type LeaseServer } from '../../src/server/app.ts';
 import { connectMcp } from '../support/mcp.ts';
+import pg from 'pg';
+import { changeChannel } from '../../src/server/team/changeRelay.ts';
 import { postgresTarget, tempDir } from '../support/storage.ts';
 
 const url = process.env.LEASEHOLD_TEST_DATABASE_URL;
@@ -51,11 +53,13 @@ function follow(client: LeaseholdClient) {
   this.timeout(60_000);
   let servers: LeaseServer[] = [];
   let cleanup: () => Promise<void>;
+  let schema = '';
   const dirs: string[] = [];
 
   beforeEach(async () => {
     const created = await postgresTarget(url!).create();
     cleanup = created.cleanup;
+    schema = (created.config as { schema: string }).schema;
     servers = [];
     for (let index = 0; index < 2; index++) {
       const runtimeDir = tempDir('team-changes');
@@ -93,6 +97,32 @@ function follow(client: LeaseholdClient) {
       latencies.sort((x, y) => x - y);
       assert.ok(latencies.at(-1)! < 1_000, `slowest of 10: ${latencies.at(-1)} ms`);
     } finally {
+      await session.close();
+    }
+  });
+
+  it('a listening connection the database drops reconnects by itself; an edit made meanwhile still reaches the MCP session', async () => {
+    const [a, b] = servers as [LeaseServer, LeaseServer];
+    const viaA = new LeaseholdClient({ baseUrl: a.url, token: a.token });
+    const viaB = new LeaseholdClient({ baseUrl: b.url, token: b.token });
+    const vended = await viaA.vendEndpoint({ slug: 'worker', default_lease_ttl_seconds: 600 });
+    const session = await connectMcp(a.url, vended.token);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      // Every listening connection of this schema's channel is terminated (as a database restart would).
+      const killed = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1`, [`LISTEN "${changeChannel(schema)}"`]);
+      assert.equal(killed.rowCount, 2, 'both servers were listening');
+      await viaB.editEndpoint('worker', { default_lease_ttl_seconds: 3600 });
+      await session.waitForListChanged(1, 5_000);
+      const after = await session.call('get_default_lease');
+      assert.match(JSON.stringify(after.value), /3600/);
+      // And the relay carries changes again.
+      const heard = session.listChangedCount();
+      await viaB.editEndpoint('worker', { default_lease_ttl_seconds: 900 });
+      await session.waitForListChanged(heard + 1, 5_000);
+    } finally {
+      await admin.end();
       await session.close();
     }
   });

@@ -217,6 +217,14 @@ export class McpGateway {
     return endpoint;
   }
 
+  /**
+   * Re-reads every live session's endpoint (team mode: the change relay listens again after
+   * the database went away, and an edit made through another server meanwhile went unheard).
+   */
+  async resync(): Promise<void> {
+    for (const endpointId of new Set([...this.sessions.values()].map((session) => session.endpointId))) await this.reregisterFor(endpointId);
+  }
+
   private async reregisterFor(endpointId: string): Promise<void> {
     const live = [...this.sessions.values()].filter((session) => session.endpointId === endpointId);
     if (live.length === 0) return;
