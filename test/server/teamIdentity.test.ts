@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import { silentLogger, startLeaseServer } from '../../src/server/app.ts';
-import { sqliteTarget, tempDir } from '../support/storage.ts';
-import { runCli } from '../support/cli.ts';
+import { postgresTarget, sqliteTarget, tempDir } from '../support/storage.ts';
+import { runCli, startServeProcess } from '../support/cli.ts';
 import { startTeamProcess, useTeamDatabase, type TeamProcess } from '../support/teamProcesses.ts';
 
 interface DeviceView {
@@ -128,6 +128,38 @@ describe('team mode: identities and device tokens (separate processes)', functio
     assert.notEqual(second.human.id, first.human.id);
     assert.match(second.human.name, new RegExp(`^${expected.replace(/[.+]/g, '\\$&')}-[0-9a-f]{8}$`));
     assert.match(String(second.notice), /was taken by a human with no history on this machine/);
+  });
+});
+
+describe('identities: what `leasehold serve` says on a shared database', function () {
+  this.timeout(30_000);
+  const url = process.env.LEASEHOLD_TEST_DATABASE_URL;
+  before(function () {
+    if (!url) this.skip();
+  });
+
+  it('prints exactly which identity it acts as and how to choose another, on stdout before its URL', async () => {
+    const { config, cleanup } = await postgresTarget(url!).create();
+    const runtimeDir = tempDir('identity-serve');
+    const schema = (config as { schema: string }).schema;
+    const databaseUrl = `${url}${url!.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    try {
+      const server = await startServeProcess(['--identity', 'carol'], { LEASEHOLD_DATABASE_URL: databaseUrl, LEASEHOLD_RUNTIME_DIR: runtimeDir });
+      try {
+        assert.match(server.output(), /^team mode: acting as identity "carol" \(new human; chosen with --identity or LEASEHOLD_IDENTITY\), device dv_\w+ on machine .+\. To act as another identity, restart with --identity NAME or LEASEHOLD_IDENTITY=NAME/m);
+      } finally {
+        await server.stop();
+      }
+      const again = await startServeProcess([], { LEASEHOLD_DATABASE_URL: databaseUrl, LEASEHOLD_RUNTIME_DIR: runtimeDir });
+      try {
+        assert.match(again.output(), /acting as identity "carol" \(existing human; this machine's identity\)/);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      await cleanup();
+      rmSync(runtimeDir, { recursive: true, force: true });
+    }
   });
 });
 

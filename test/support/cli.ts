@@ -33,7 +33,7 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input
 }
 
 /** Starts `leasehold serve` as a child and resolves once it prints its URL. */
-export function startServeProcess(args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+export function startServeProcess(args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string; pid: number; output: () => string; stop: () => Promise<void> }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_PATH, 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -46,6 +46,7 @@ export function startServeProcess(args: string[], env: NodeJS.ProcessEnv): Promi
         resolve({
           url,
           pid: child.pid!,
+          output: () => output,
           stop: () =>
             new Promise<void>((done) => {
               if (child.exitCode !== null) return done();
