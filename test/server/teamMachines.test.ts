@@ -135,4 +135,26 @@ describe('team mode: machines own their wait-leases (separate processes, pid nam
       await session.close();
     }
   });
+
+  it('revoking an endpoint through B requeues at once what it holds through A, recorded as "revoked"', async () => {
+    const a = await start('test-boot-A', 'dev');
+    const b = await start('test-boot-B', 'dev');
+    const vended = await a.api<{ token: string; endpoint: { id: string } }>('POST', '/api/v1/endpoints', { slug: 'worker' });
+    const todo = await a.api<{ todo: { id: string } }>('POST', '/api/v1/todos', { queue: 'jobs', title: 'held' });
+    const session = await connectMcp(a.url, vended.body.token);
+    try {
+      const claimed = await session.call('claim_next', { queue: 'jobs' });
+      assert.equal(claimed.isError, false, JSON.stringify(claimed.value));
+      const revoked = await b.api('POST', '/api/v1/endpoints/worker/revoke');
+      assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
+      const seenOnA = await a.api<{ todos: Array<{ id: string; state: string }> }>('GET', '/api/v1/todos?queue=jobs');
+      assert.deepEqual(seenOnA.body.todos.map((item) => [item.id, item.state]), [[todo.body.todo.id, 'queued']]);
+      const events = await a.api<{ events: Array<{ kind: string }> }>('GET', `/api/v1/todos/${todo.body.todo.id}/events`);
+      assert.deepEqual(events.body.events.map((event) => event.kind), ['claimed', 'revoked']);
+      // The revoked credential can no longer act through A.
+      await assert.rejects(session.call('complete', { todo_id: todo.body.todo.id, claim_epoch: 1 }), /endpoint \\?"worker\\?" is revoked/);
+    } finally {
+      await session.close().catch(() => undefined);
+    }
+  });
 });
