@@ -240,7 +240,7 @@ export class Ctx implements vscode.Disposable {
         if (event.affectsConfiguration('leasehold.hookTtl')) {
           this.log.info('hook TTLs changed: the next hook event in every terminal of this window uses them, open terminals included');
         }
-        if (event.affectsConfiguration('leasehold.dataDir') || event.affectsConfiguration('leasehold.databaseUrl') || event.affectsConfiguration('leasehold.hardMaxTtl') || event.affectsConfiguration('leasehold.hardMaxTtlByJobType') || event.affectsConfiguration('leasehold.serverRuntime')) {
+        if (event.affectsConfiguration('leasehold.dataDir') || event.affectsConfiguration('leasehold.databaseUrl') || event.affectsConfiguration('leasehold.identity') || event.affectsConfiguration('leasehold.hardMaxTtl') || event.affectsConfiguration('leasehold.hardMaxTtlByJobType') || event.affectsConfiguration('leasehold.serverRuntime')) {
           void vscode.window.showInformationMessage('Leasehold: server settings changed. They apply when the lease server restarts.', 'Restart Server').then((choice) => {
             if (choice) void vscode.commands.executeCommand('leasehold.restartServer');
           });

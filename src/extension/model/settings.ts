@@ -3,6 +3,7 @@
 import { DEFAULT_HARD_MAX_TTL_MS } from '../../core/waitLease/grant.ts';
 import { durationSettingMs } from './durations.ts';
 import { isJobType } from '../../core/waitLease/jobType.ts';
+import { identityProblem } from '../../core/identity.ts';
 
 /** Job types whose hook TTL is a setting (src/claude/hookInput.ts HookSettings). */
 export const HOOK_TTL_JOB_TYPES = ['shell', 'subagent', 'monitor', 'workflow'] as const;
@@ -15,6 +16,7 @@ export const ENV = {
   pane: 'LEASEHOLD_PANE',
   window: 'LEASEHOLD_VSCODE_WINDOW',
   databaseUrl: 'LEASEHOLD_DATABASE_URL',
+  identity: 'LEASEHOLD_IDENTITY',
   hardMaxTtlMs: 'LEASEHOLD_HARD_MAX_TTL_MS',
   hardMaxTtlByJobType: 'LEASEHOLD_HARD_MAX_TTL_BY_JOB_TYPE',
   /** Per job type: LEASEHOLD_HOOK_TTL_SHELL, _SUBAGENT, _MONITOR, _WORKFLOW (src/claude/hookSettings.ts); set by hand only. */
@@ -25,6 +27,8 @@ export interface ResolvedSettings {
   serverRuntime: string;
   dataDir: string;
   databaseUrl: string;
+  /** Team mode: the identity (human) the server acts as; '' for the server's default. */
+  identity: string;
   hardMaxTtlMs: number | undefined;
   /** Per-job-type hard max TTLs; the server refuses one looser than the global cap (core rule). */
   hardMaxTtlMsByJobType: Record<string, number>;
@@ -67,7 +71,13 @@ export function resolveSettings(get: (key: string) => unknown): ResolvedSettings
     if (parsed.problem) problems.push(`leasehold.hookTtl.${type}: ${parsed.problem}; ${DEFAULT_HOOK_TTL[type]} applies`);
     hookTtlMs[type] = parsed.ms;
   }
-  return { serverRuntime: text('serverRuntime'), dataDir: text('dataDir'), databaseUrl: text('databaseUrl'), hardMaxTtlMs, hardMaxTtlMsByJobType, hookTtlMs, problems };
+  let identity = text('identity');
+  const identityRefused = identity === '' ? null : identityProblem(identity, 'leasehold.identity');
+  if (identityRefused) {
+    problems.push(`${identityRefused}; the server's default identity applies`);
+    identity = '';
+  }
+  return { serverRuntime: text('serverRuntime'), dataDir: text('dataDir'), databaseUrl: text('databaseUrl'), identity, hardMaxTtlMs, hardMaxTtlMsByJobType, hookTtlMs, problems };
 }
 
 /** `serve` arguments and env from the settings (the database URL goes by env: argv is visible to every user). */
@@ -76,6 +86,7 @@ export function serverLaunchFrom(settings: ResolvedSettings): { args: string[]; 
   const env: Record<string, string> = {};
   if (settings.dataDir) args.push('--data-dir', settings.dataDir);
   if (settings.databaseUrl) env[ENV.databaseUrl] = settings.databaseUrl;
+  if (settings.identity) env[ENV.identity] = settings.identity;
   if (settings.hardMaxTtlMs !== undefined) env[ENV.hardMaxTtlMs] = String(settings.hardMaxTtlMs);
   const perType = Object.entries(settings.hardMaxTtlMsByJobType);
   if (perType.length > 0) env[ENV.hardMaxTtlByJobType] = perType.map(([type, ms]) => `${type}=${ms}ms`).join(',');

@@ -32,6 +32,13 @@ describe('extension: settings', () => {
     assert.deepEqual(windowHookSettingsFrom(settings), { ttl: { shell: '2700s', subagent: '3600s', monitor: '3600s', workflow: '3600s' } });
     assert.deepEqual(STALE_TERMINAL_ENV, ['LEASEHOLD_HOOK_TTL_SHELL', 'LEASEHOLD_HOOK_TTL_SUBAGENT', 'LEASEHOLD_HOOK_TTL_MONITOR', 'LEASEHOLD_HOOK_TTL_WORKFLOW']);
   });
+  it('the team-mode identity reaches serve by env; one the rule refuses is dropped with a problem naming the setting', () => {
+    assert.equal(serverLaunchFrom(resolveSettings((key) => ({ identity: ' alice ' })[key])).env.LEASEHOLD_IDENTITY, 'alice');
+    const refused = resolveSettings((key) => ({ identity: 'has space' })[key]);
+    assert.equal(refused.identity, '');
+    assert.equal(serverLaunchFrom(refused).env.LEASEHOLD_IDENTITY, undefined);
+    assert.match(refused.problems[0] ?? '', /^leasehold\.identity: must be 1-100 characters/);
+  });
   it('a bad duration falls back with a problem named', () => {
     const settings = resolveSettings((key) => ({ hardMaxTtl: 'forever' })[key]);
     assert.equal(settings.hardMaxTtlMs, undefined);
