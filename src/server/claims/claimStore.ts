@@ -69,7 +69,8 @@ const FENCED = `id = ? AND state = 'claimed' AND holder_endpoint_id = ? AND clai
 // Parameters in a SELECT list have no type to infer, hence the casts.
 const PG_EVENT_OF_CHANGED = `INSERT INTO claim_events (todo_id, endpoint_id, kind, claim_epoch, lease_ttl_seconds, lease_source, lease_expires_at, at)
     SELECT id, ?::text, ?::text, claim_epoch, ?::integer, ?::text, lease_expires_at, ?::bigint FROM changed`;
-const PG_CHECKED_RESULT = 'SELECT (SELECT to_jsonb(e) FROM ep e) AS endpoint, (SELECT to_jsonb(c) FROM changed c) AS todo';
+// The endpoint row's columns come back prefixed (ep_…) beside the changed todo's, on one row.
+const PG_CHECKED_RESULT = `SELECT ${ENDPOINT_COLUMNS.split(', ').map((column) => `e.${column} AS ep_${column}`).join(', ')}, c.* FROM ep e LEFT JOIN changed c ON true`;
 
 export class ClaimStore {
   readonly db: Db;
@@ -396,10 +397,13 @@ export class ClaimStore {
 
   /** PostgreSQL: one statement that reads the endpoint, guards, changes the todo and records its event. */
   private async checkedStatement(sql: string, params: SqlValue[], expected: EndpointRecord): Promise<CheckedTransition> {
-    const row = (await this.db.all<{ endpoint: EndpointRow | null; todo: TodoRow | null }>(sql, params))[0];
-    const endpoint = row?.endpoint ? toEndpoint(row.endpoint) : undefined;
+    const row = (await this.db.all<Record<string, unknown>>(sql, params))[0];
+    if (!row) return { endpoint: undefined, applied: false, todo: undefined };
+    const pick = (columns: string, prefix: string) => Object.fromEntries(columns.split(', ').map((column) => [column, row[`${prefix}${column}`]]));
+    const endpoint = toEndpoint(pick(ENDPOINT_COLUMNS, 'ep_') as unknown as EndpointRow);
+    const todo = row.id === null ? undefined : toTodo(pick(TODO_COLUMNS, '') as unknown as TodoRow);
     // The statement's guard and this check read the same snapshot of the row, so they agree.
-    return { endpoint, applied: endpoint !== undefined && endpointUnchanged(endpoint, expected), todo: row?.todo ? toTodo(row.todo) : undefined };
+    return { endpoint, applied: endpointUnchanged(endpoint, expected), todo };
   }
 
   /** SQLite: the endpoint read, its check and the transition in one transaction. */
