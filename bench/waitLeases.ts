@@ -138,18 +138,27 @@ export async function holdLoop(target: StorageTarget): Promise<number> {
         'RSS (MB)': rssMb().toFixed(0),
         'RSS before ticks (MB)': rssBefore.toFixed(0),
       });
-      // One tick where every lease is due for renewal (writes). The sweeper is stopped so none expires meanwhile.
+      // Ticks where every lease is due for renewal (writes): three, each after moving every
+      // deadline into the renewal window, and the median (the first of a process is also its coldest).
+      // The sweeper is stopped so none expires meanwhile.
       await server.expirySweeper.stop();
-      await server.waitLeases.store.db.run(`UPDATE wait_leases SET expires_at_boot_ms = expires_at_boot_ms - 540000 WHERE state = 'active'`);
-      const start = performance.now();
-      const renewCpu = process.cpuUsage();
-      const result = await server.holdLoop.runOnce();
-      const wall = performance.now() - start;
-      const used = process.cpuUsage(renewCpu);
-      report(`[${target.name}] hold loop renew tick (1,000 renewals)`, {
+      const walls: number[] = [];
+      const cpus: number[] = [];
+      for (let tick = 0; tick < 3; tick++) {
+        await server.waitLeases.store.db.run(`UPDATE wait_leases SET expires_at_boot_ms = expires_at_boot_ms - 540000 WHERE state = 'active'`);
+        const start = performance.now();
+        const renewCpu = process.cpuUsage();
+        const result = await server.holdLoop.runOnce();
+        walls.push(performance.now() - start);
+        const used = process.cpuUsage(renewCpu);
+        cpus.push((used.user + used.system) / 1000);
+        if (result.renewed !== holds) throw new Error(`renewed ${result.renewed}`);
+      }
+      const wall = median(walls);
+      report(`[${target.name}] hold loop renew tick (1,000 renewals, median of 3)`, {
         wall: fmtMs(wall),
-        CPU: fmtMs((used.user + used.system) / 1000),
-        renewed: result.renewed,
+        CPU: fmtMs(median(cpus)),
+        ticks: walls.map((ms) => fmtMs(ms)).join(', '),
       });
       return wall;
     });
