@@ -124,10 +124,23 @@ interface HookHandler {
   type: 'command';
   command: string;
   timeout: number;
+  async?: true;
 }
 
+/**
+ * Events whose hook runs with `"async": true` (Claude Code does not wait for it: off the
+ * agent's critical path). Only events whose effect is order-safe on the server: display changes
+ * are judged by when they were observed (a later observation wins), and a launch that arrives
+ * after the Stop listing that leased its task only pins that lease on its process. The events
+ * that end leases or bind sessions (UserPromptSubmit's task-notification, Stop, SubagentStart,
+ * SubagentStop, SessionStart, SessionEnd) stay synchronous: their order is their meaning.
+ */
+export const ASYNC_EVENTS: readonly HookedEvent[] = ['PostToolUse', 'PostToolUseFailure', 'Notification', 'PermissionRequest'];
+
 function handlerFor(event: HookedEvent, hookCommand: string): HookHandler {
-  return { type: 'command', command: `${hookCommand} ${event} ${LEASEHOLD_HOOK_MARKER}`, timeout: HOOK_TIMEOUT_SECONDS };
+  const handler: HookHandler = { type: 'command', command: `${hookCommand} ${event} ${LEASEHOLD_HOOK_MARKER}`, timeout: HOOK_TIMEOUT_SECONDS };
+  if (ASYNC_EVENTS.includes(event)) handler.async = true;
+  return handler;
 }
 
 function groupFor(event: HookedEvent, hookCommand: string): JsonObject {

@@ -1,5 +1,7 @@
 // POST /api/v1/hook-events on real storage: validation, idempotency by id, per-op results.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readProcessInfo } from '../../src/server/observe/processInfo.ts';
 import { newEventId } from '../../src/runtime/spool.ts';
 import { rejection, startTestServer, type TestServer } from '../support/server.ts';
 import { storageTargets } from '../support/storage.ts';
@@ -106,6 +108,48 @@ for (const target of storageTargets) {
       const leases = (await t.client.call<{ leases: Array<{ session_id: string; state: string }> }>('GET', '/api/v1/wait-leases', { query: { pane: 'p6' } })).leases;
       assert.deepEqual(leases.map((lease) => [lease.session_id, lease.state]), [['new', 'active']]);
       assert.equal((await t.client.call<{ leases: unknown[] }>('GET', '/api/v1/wait-leases', { query: { pane: 'p6b' } })).leases.length, 0, 'no second lease');
+    });
+
+    // Some hooks run async (off Claude Code's critical path), so events can arrive out of order.
+    it('display changes are judged as of their observation: a late earlier "blocked" never undoes the tool that ran after it', async () => {
+      const at = t.leaseClock.wallMs - 10_000;
+      const event = (observed: number, ops: unknown[]) => post({ id: newEventId(observed), observed_at: observed, ops });
+      await event(at, [
+        { op: 'bind_session', session_id: 's5', pane_hint: { env_pane: 'p5', ancestry: [] } },
+        { op: 'set_display', session_id: 's5', state: 'working', reason: 'prompt submitted' },
+      ]);
+      // PostToolUse (t+5) arrives before the PermissionRequest (t+1) that preceded it.
+      const tool = await event(at + 5_000, [{ op: 'set_display', session_id: 's5', state: 'working', reason: 'tool ran', if_state: 'blocked' }]);
+      assert.equal(tool.results[0]!.detail?.unchanged, true);
+      const late = await event(at + 1_000, [{ op: 'set_display', session_id: 's5', state: 'blocked', reason: 'permission requested' }]);
+      assert.equal(late.results[0]!.detail?.stale, true);
+      assert.equal((await t.client.getPane('p5')).display_state, 'working');
+      // In order, it still works: blocked, then the tool ran.
+      await event(at + 6_000, [{ op: 'set_display', session_id: 's5', state: 'blocked', reason: 'permission requested' }]);
+      assert.equal((await t.client.getPane('p5')).display_state, 'blocked');
+      await event(at + 7_000, [{ op: 'set_display', session_id: 's5', state: 'working', reason: 'tool ran', if_state: 'blocked' }]);
+      assert.equal((await t.client.getPane('p5')).display_state, 'working');
+    });
+
+    it('a launch that arrives after the Stop listing leased its task pins that lease on its process (one lease, held)', async () => {
+      const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+      try {
+        const hint = { pid: child.pid!, start_time: readProcessInfo(child.pid!)!.startTime };
+        const running = [{ job_ref: 'bash-4', job_type: 'shell', ttl_ms: 600_000, evidence: 'listed as running in background_tasks' }];
+        await post({
+          id: newEventId(),
+          ops: [
+            { op: 'bind_session', session_id: 's4', pane_hint: { env_pane: 'p4', ancestry: [] } },
+            { op: 'reconcile', session_id: 's4', running, finished: [], release_unlisted: true },
+          ],
+        });
+        const launch = await post({ id: newEventId(), ops: [{ op: 'acquire', session_id: 's4', job_ref: 'bash-4', job_type: 'shell', kind: 'declared', ttl_ms: 600_000, pid_hint: hint }] });
+        assert.equal(launch.results[0]!.detail?.held, true);
+        const leases = (await t.client.call<{ leases: Array<{ observer: { kind: string; pid?: number } }> }>('GET', '/api/v1/wait-leases', { query: { session_id: 's4' } })).leases;
+        assert.deepEqual(leases.map((lease) => [lease.observer.kind, lease.observer.pid]), [['pid', child.pid]]);
+      } finally {
+        child.kill('SIGKILL');
+      }
     });
 
     it('a replayed event is judged as of when it was observed: it never grants more than it would have then (issue 8 evidence rule)', async () => {

@@ -531,6 +531,16 @@ export function degrade(record: WaitLeaseRecord, input: { reason: string; now: C
   return { ...swept, state: 'degraded', stateReason: input.reason };
 }
 
+/**
+ * Gives an active lease that pins nothing the observer a late-found target provides (a pid
+ * verified by the caller): the hold loop judges it from then on. Anything else is unchanged:
+ * an observer once pinned is never replaced.
+ */
+export function pinObserver(record: WaitLeaseRecord, observer: ObserverDescription): WaitLeaseRecord {
+  if (record.state !== 'active' || record.observer.kind !== 'none' || observer.kind === 'none') return record;
+  return { ...record, observer };
+}
+
 // ---------------------------------------------------------------------------------------------
 // the no-news bound (issue 8 item 3)
 

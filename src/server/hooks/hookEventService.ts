@@ -248,7 +248,7 @@ export class HookEventService {
       case 'leave_pane':
         return this.leavePane(op.session_id, op.reason, op.forked_from);
       case 'set_display':
-        return this.setDisplay(op.session_id, op.state, op.if_state);
+        return this.setDisplay(op.session_id, op.state, op.if_state, observed);
       case 'acquire':
         return this.acquire(op, observed);
       case 'reconcile':
@@ -342,13 +342,22 @@ export class HookEventService {
     return (await this.leases.getSession(sessionId)).pane;
   }
 
-  private async setDisplay(sessionId: string, state: string, ifState: string | undefined): Promise<Detail> {
+  /**
+   * Judged as of the event's observation: some hooks run async (off Claude Code's critical path)
+   * and a replayed event is old, so a display change observed before the one that stands is
+   * dropped (`stale`) instead of undoing it.
+   */
+  private async setDisplay(sessionId: string, state: string, ifState: string | undefined, observed: Observation): Promise<Detail> {
     const pane = await this.paneOf(sessionId);
     if (ifState !== undefined) {
       const current = (await this.leases.getPane(pane)).display_state;
-      if (current !== ifState) return { pane, state: current, unchanged: true };
+      if (current !== ifState) {
+        // Not blocked as of this observation: an earlier "blocked" arriving late must not stand.
+        const confirmed = await this.leases.setDisplayStateAsOf(pane, null, observed.atWallMs);
+        return { pane, state: current, unchanged: true, ...(confirmed ? {} : { stale: true }) };
+      }
     }
-    await this.leases.setDisplayState(pane, state);
+    if (!(await this.leases.setDisplayStateAsOf(pane, state, observed.atWallMs))) return { pane, state, stale: true };
     return { pane, state };
   }
 
@@ -363,7 +372,18 @@ export class HookEventService {
 
   private async acquire(op: Extract<HookOp, { op: 'acquire' }>, observed: Observation): Promise<Detail> {
     const existing = (await this.liveLeases(op.session_id)).get(op.job_ref);
-    if (existing) return { lease_id: existing.lease_id, existing: true };
+    if (existing) {
+      // The launch arrived after a Stop listing leased the task (an async PostToolUse): hold it on its process now.
+      if (op.pid_hint && existing.observer.kind === 'none') {
+        try {
+          await this.leases.pinPid(existing.lease_id, op.pid_hint);
+          return { lease_id: existing.lease_id, existing: true, held: true, pid: op.pid_hint.pid };
+        } catch (error) {
+          return { lease_id: existing.lease_id, existing: true, hold_refused: errorOf(error).message };
+        }
+      }
+      return { lease_id: existing.lease_id, existing: true };
+    }
     if (op.only_if_known) {
       // A resumed background agent: only a job this session declared before gets a lease again.
       const known = (await this.leases.listLeases({ sessionId: op.session_id })).some((view) => view.job_ref === op.job_ref);

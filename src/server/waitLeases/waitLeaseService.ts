@@ -17,6 +17,7 @@ import {
   degrade,
   NO_NEWS_BOUND_MS,
   degradeIfNoNews,
+  pinObserver,
   expireIfDue,
   leaseAt,
   lowerCeiling as lowerLeaseCeiling,
@@ -243,6 +244,35 @@ export class WaitLeaseService {
     if (!(await this.store.setDisplayState(name, state, now.wallMs))) throw notFoundPane(name);
     this.bus.publish({ type: 'pane.changed', human_id: this.owner, pane: name, change: 'display' });
     return this.getPane(name);
+  }
+
+  /**
+   * The hook's display change, judged by when it was observed (a later observation wins); false
+   * when a later one stands. `state` null: the display is confirmed as it stands at that time.
+   */
+  async setDisplayStateAsOf(name: string, state: string | null, observedAtWallMs: number): Promise<boolean> {
+    const outcome = await this.store.setDisplayStateAsOf(name, state, observedAtWallMs, this.clock.read().wallMs);
+    if (outcome === 'missing') throw notFoundPane(name);
+    if (outcome === 'set' && state !== null) this.bus.publish({ type: 'pane.changed', human_id: this.owner, pane: name, change: 'display' });
+    return outcome === 'set';
+  }
+
+  /**
+   * Pins a live unheld lease on the process a late launch event found (the launch may arrive
+   * after the Stop listing that leased the task first): from then on the hold loop judges it.
+   */
+  async pinPid(leaseId: string, target: { pid: number; start_time: string }): Promise<void> {
+    const reading = pidReadingOf(target.pid, this.readProcess, this.clock.read().wallMs);
+    const observer = pinPidTarget(target, reading.startTime === null ? null : reading);
+    await this.transitionWithReading(
+      leaseId,
+      (record) => {
+        const next = pinObserver(record, observer);
+        return { ok: true, record: next, changed: next !== record };
+      },
+      'pinned',
+    );
+    this.options.onHoldStarted?.();
   }
 
   /** Binds a Claude Code session to the pane's current generation. */

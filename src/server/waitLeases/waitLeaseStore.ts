@@ -170,7 +170,7 @@ const LEASE_COLUMNS = [
 ] as const;
 const SELECT_LEASE = `SELECT ${LEASE_COLUMNS.join(', ')} FROM wait_leases`;
 
-/** Columns a transition may change (everything but identity, binding and the grant itself). */
+/** Columns a transition may change (everything but identity, binding and the grant itself; the observer only from none). */
 const MUTABLE_COLUMNS = [
   'renewed_at',
   'renewed_boot_ms',
@@ -194,6 +194,9 @@ const MUTABLE_COLUMNS = [
   'expired_notice_consumed',
   'censoring',
   'measured_duration_ms',
+  // Pinned once, on a lease that had none (a launch found its process late: pinObserver).
+  'observer_kind',
+  'observer',
 ] as const;
 
 function toPane(row: PaneRow): PaneRecord {
@@ -289,6 +292,8 @@ function mutableValues(record: WaitLeaseRecord): SqlValue[] {
     record.expiredNoticeConsumed,
     ledger.censoring,
     ms(ledger.measured_duration_ms),
+    record.observer.kind,
+    JSON.stringify(record.observer),
   ];
 }
 
@@ -424,6 +429,22 @@ export class WaitLeaseStore {
     return result.changes > 0;
   }
 
+  /**
+   * Sets the display as observed at `observedAt`, unless a later observation already set it:
+   * hook events may arrive out of order (async hooks, a spool replay), and the display must end
+   * on the latest observation, not the latest arrival. 'stale' when a later one stands.
+   */
+  async setDisplayStateAsOf(name: string, state: string | null, observedAt: number, now: number): Promise<'set' | 'stale' | 'missing'> {
+    // state null: the state is confirmed as it stands at `observedAt` (only the time moves).
+    const result = await this.db.run(
+      'UPDATE panes SET display_state = COALESCE(?, display_state), display_updated_at = ?, updated_at = ? WHERE name = ? AND human_id = ? AND closed_at IS NULL AND (display_updated_at IS NULL OR display_updated_at <= ?)',
+      [state, observedAt, now, name, this.owner(), observedAt],
+    );
+    if (result.changes > 0) return 'set';
+    const pane = await this.getPane(name);
+    return pane && pane.closedAt === null ? 'stale' : 'missing';
+  }
+
   // Sessions -------------------------------------------------------------------------
 
   async bindSession(tx: SqlExecutor, binding: SessionBinding): Promise<void> {
@@ -506,8 +527,6 @@ export class WaitLeaseStore {
       record.grantedAt.bootId,
       record.clockDomain.bootId,
       record.clockDomain.countsSuspend,
-      record.observer.kind,
-      JSON.stringify(record.observer),
       now,
       machineId,
       this.owner(),
@@ -528,8 +547,6 @@ export class WaitLeaseStore {
       'granted_boot_id',
       'clock_boot_id',
       'clock_counts_suspend',
-      'observer_kind',
-      'observer',
       'updated_at',
       'machine_id',
       'human_id',

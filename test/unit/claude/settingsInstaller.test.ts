@@ -52,10 +52,13 @@ describe('Claude Code hooks installer', () => {
     assert.deepEqual(hooks.PostToolUse, [
       {
         matcher: POST_TOOL_USE_MATCHER,
-        hooks: [{ type: 'command', command: `"/usr/local/bin/node" "/opt/leasehold/dist/cli.cjs" hook PostToolUse ${LEASEHOLD_HOOK_MARKER}`, timeout: 10 }],
+        hooks: [{ type: 'command', command: `"/usr/local/bin/node" "/opt/leasehold/dist/cli.cjs" hook PostToolUse ${LEASEHOLD_HOOK_MARKER}`, timeout: 10, async: true }],
       },
     ]);
     assert.equal(hooks.Stop[0].matcher, undefined);
+    // Off the agent's critical path only where order cannot matter on the server.
+    const asyncEvents = HOOKED_EVENTS.filter((event) => hooks[event][0].hooks[0].async === true);
+    assert.deepEqual(asyncEvents, ['Notification', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure']);
     assert.ok(readFileSync(settingsFile(), 'utf8').endsWith('}\n'));
   });
 
