@@ -13,7 +13,13 @@ import type { DeliveryOptions, DeliveryOutcome } from './hookDelivery.ts';
 import type { HookLog } from './hookLog.ts';
 import { loadHookSettings } from './hookSettings.ts';
 import { newEventId } from './spool.ts';
+import { dirname } from 'node:path';
 import { fitHookEvent } from './hookFit.ts';
+import { nodeFs } from '../runtime/builtins.ts';
+import { runtimeFiles } from '../runtime/paths.ts';
+
+// node:fs through builtins.ts: an ESM import of it costs the hook process ~6 ms (see there).
+const { mkdirSync, rmSync, writeFileSync } = nodeFs();
 
 export interface HookRun {
   /** Parsed stdin (undefined when it was not JSON). */
@@ -80,6 +86,27 @@ function buildContext(input: HookInput, run: HookRun, selfPid: number): HookCont
   return context;
 }
 
+/**
+ * Keeps the session's blocked marker (runtimeFiles.blockedMarker) in step with the display the
+ * ops set: present from a "blocked" until any other display state. Best effort: without the
+ * marker a plain tool call after a prompt is not sent, and the turn's Stop still ends "blocked".
+ */
+function markBlocked(runtimeDir: string, session: string, ops: HookOp[], log: HookLog): void {
+  const display = ops.filter((op) => op.op === 'set_display').at(-1);
+  if (display === undefined || display.op !== 'set_display') return;
+  const marker = runtimeFiles.blockedMarker(runtimeDir, session);
+  try {
+    if (display.state === 'blocked') {
+      mkdirSync(dirname(marker), { recursive: true, mode: 0o700 });
+      writeFileSync(marker, '', { mode: 0o600 });
+    } else {
+      rmSync(marker, { force: true });
+    }
+  } catch (error) {
+    log('warn', `could not update the blocked marker ${marker}: ${(error as Error).message}`);
+  }
+}
+
 export async function runHookEvent(run: HookRun): Promise<HookRunResult> {
   const parsed = parseHookInput(run.payload, run.argvEvent);
   if (parsed.kind === 'ignored') return { ops: [] };
@@ -92,6 +119,7 @@ export async function runHookEvent(run: HookRun): Promise<HookRunResult> {
   const selfPid = run.pid ?? process.pid;
   const ops = planHookActions(parsed.input, settings, buildContext(parsed.input, run, selfPid));
   if (ops.length === 0) return { ops };
+  markBlocked(run.runtimeDir, parsed.input.session_id, ops, run.log);
   // Over-long text is cut to what the server accepts: the event is never dropped for it.
   const observedAt = Date.now();
   const { event, cut } = fitHookEvent({ id: newEventId(observedAt), ops, observed_at: observedAt } satisfies HookEvent);

@@ -69,3 +69,15 @@ export function carriesNothing(eventName: string, payload: unknown): boolean {
       return false;
   }
 }
+
+/**
+ * A tool call that launched nothing in the background (no backgroundTaskId, no async agent):
+ * its only possible effect is taking a blocked pane back to working, so it matters only while
+ * the session's blocked marker exists.
+ */
+export function isPlainToolCall(eventName: string, payload: unknown): boolean {
+  if (eventName === 'PostToolUseFailure') return true;
+  if (eventName !== 'PostToolUse') return false;
+  const response = field(payload, 'tool_response');
+  return !nonEmptyString(field(response, 'backgroundTaskId')) && field(response, 'status') !== 'async_launched';
+}

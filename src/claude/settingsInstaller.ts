@@ -35,8 +35,13 @@ export const HOOKED_EVENTS = [
 ] as const;
 export type HookedEvent = (typeof HOOKED_EVENTS)[number];
 
-/** PostToolUse matters only for backgrounded Bash and background subagents. */
-export const POST_TOOL_USE_MATCHER = 'Bash|Agent|Task';
+/**
+ * Every tool (Claude Code 2.1.332: "*" matches all): PostToolUse launches backgrounded Bash and
+ * background subagents, and any tool that ran after a permission prompt (Edit, Write, an MCP
+ * tool, ...) takes the pane from blocked back to working. The hook runs async, and a plain
+ * tool call with no prompt open costs a file check (hookMain.ts), not a server event.
+ */
+export const POST_TOOL_USE_MATCHER = '*';
 
 /** Seconds. The hook spools instead of waiting, so it needs far less than Claude Code's default. */
 export const HOOK_TIMEOUT_SECONDS = 10;

@@ -4,12 +4,12 @@
 // only this module and hookTriage.ts loaded; the rest (the planner, process walking,
 // node:http) is a dynamic import. Always exit 0, print nothing; errors go to hook.log.
 import module from 'node:module';
-import { carriesNothing, hookEventName } from '../claude/hookTriage.ts';
+import { carriesNothing, hookEventName, isPlainToolCall } from '../claude/hookTriage.ts';
 import { nodeFs, nodeStringDecoder } from '../runtime/builtins.ts';
-import { defaultRuntimeDir } from '../runtime/paths.ts';
+import { defaultRuntimeDir, runtimeFiles } from '../runtime/paths.ts';
 
 // node:fs through builtins.ts: an ESM import of it costs every hook call ~6 ms (see there).
-const { fstatSync, readSync } = nodeFs();
+const { existsSync, fstatSync, readSync } = nodeFs();
 
 /** Silence after which a stdin that never reached EOF is taken as complete (non-blocking pipes only). */
 const STDIN_IDLE_MS = 1_000;
@@ -76,6 +76,11 @@ function readStdin(): Promise<string> {
   });
 }
 
+function blockedMarkerExists(runtimeDir: string, payload: unknown): boolean {
+  const session = (payload as { session_id?: unknown }).session_id;
+  return typeof session === 'string' && session !== '' && existsSync(runtimeFiles.blockedMarker(runtimeDir, session));
+}
+
 /** `args` as after the script name: `[hook] <Event> [...]`. */
 export async function hookMain(args: string[]): Promise<void> {
   const words = args[0] === 'hook' ? args.slice(1) : args;
@@ -88,11 +93,14 @@ export async function hookMain(args: string[]): Promise<void> {
   } catch (error) {
     notJson = (error as Error).message;
   }
-  if (notJson === undefined && carriesNothing(hookEventName(payload, argvEvent), payload)) return;
+  const eventName = hookEventName(payload, argvEvent);
+  if (notJson === undefined && carriesNothing(eventName, payload)) return;
+  const runtimeDir = defaultRuntimeDir();
+  // A plain tool call matters only while a prompt holds the pane blocked (hookCommand keeps the marker).
+  if (notJson === undefined && isPlainToolCall(eventName, payload) && !blockedMarkerExists(runtimeDir, payload)) return;
 
   // Past triage: cache compiled code of the bigger chunk across the many short hook processes.
   module.enableCompileCache?.();
-  const runtimeDir = defaultRuntimeDir();
   const { openHookLog } = await import('../claude/hookLog.ts');
   const log = openHookLog(runtimeDir);
   if (notJson !== undefined) {

@@ -25,6 +25,12 @@ export const runtimeFiles = {
   lock: (dataDir: string) => join(dataDir, 'server.lock'),
   /** This install's machine id (team mode ownership): in the data dir on SQLite, the runtime dir on PostgreSQL. */
   machineId: (dir: string) => join(dir, 'machine-id'),
+  /**
+   * Present while a session's pane reads blocked (a permission prompt or a dialog): the hook of
+   * a plain tool call looks for it, and only then asks the server to take the pane back to
+   * working, so every other tool call costs a file check, not a server event.
+   */
+  blockedMarker: (runtimeDir: string, session: string) => join(runtimeDir, 'blocked', windowFileName(session)),
   /** One VS Code window's hook settings (its leasehold.hookTtl.*), read by the hooks its terminals run. */
   windowHookSettings: (runtimeDir: string, window: string) => join(runtimeDir, 'windows', `${windowFileName(window)}.hook-settings.json`),
 };

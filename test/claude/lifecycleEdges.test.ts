@@ -149,6 +149,26 @@ describe('real Claude Code: lifecycle edges (model API is a scripted stand-in)',
     if (events.includes('Notification:permission_prompt')) assert.ok(events.indexOf('Notification:permission_prompt') < after, events.join(' '));
   });
 
+  it('an approved Write (not only Bash) takes the pane from blocked back to working while the turn goes on (item 6, PostToolUse on every tool)', async () => {
+    const claude = await startClaude(['Agent']);
+    world.model.script(turn([toolUse('Write', { file_path: `${claudeHome().workDir}/approved.txt`, content: 'ok' })]), async () => {
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      return text('All written.');
+    });
+    await claude.submit('write the file');
+    await claude.waitForText(/Do you want to (create|make this edit|proceed)/);
+    await world.until(async () => (await world.pane(PANE)).display_state === 'blocked', 'the prompt to read blocked');
+    await world.until(async () => {
+      if ((await world.pane(PANE)).display_state !== 'blocked') return true;
+      if (/Do you want to/.test(claude.screen())) await claude.keys('Enter');
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      return false;
+    }, 'the approved Write to leave blocked');
+    assert.equal((await world.pane(PANE)).display_state, 'working');
+    assert.ok(!claude.screen().includes('All written.'), 'working came while the turn still ran');
+    await claude.waitForText('All written.');
+  });
+
   // agent_needs_input, worker_permission_prompt, elicitation_dialog and elicitation_url_dialog
   // need teammates, swarm workers or an MCP server that elicits, which this suite cannot drive
   // with the real CLI here. So the REAL Notification payload Claude Code just sent for its

@@ -2,7 +2,7 @@
 // the documented hook inputs, against a real `leasehold serve`.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { LeaseholdClient } from '../../src/client/client.ts';
 import { readProcessInfo } from '../../src/server/observe/processInfo.ts';
@@ -99,6 +99,23 @@ describe('leasehold hook (real processes, real server)', function () {
     assert.ok(ended.every((lease) => lease.state === 'ended' && lease.end_reason === 'orphaned'), JSON.stringify(ended));
     const rows = (await ledgerRows()).filter((row) => ended.some((lease) => lease.lease_id === row.lease_id));
     assert.deepEqual(rows.map((row) => row.censoring), ['unknown', 'unknown']);
+  });
+
+  it('a plain tool call reaches the server only while a prompt holds the pane blocked (the blocked marker), then takes it back to working', async () => {
+    const id = unique('s');
+    const paneName = unique('pane');
+    await hook('SessionStart', hookFixture('session-start', { session_id: id }), { LEASEHOLD_PANE: paneName });
+    await hook('UserPromptSubmit', hookFixture('user-prompt-submit', { session_id: id }));
+    const edit = hookFixture('post-tool-use-bash-foreground', { session_id: id, tool_name: 'Edit', tool_input: { file_path: '/tmp/x', old_string: 'a', new_string: 'b' }, tool_response: { filePath: '/tmp/x' } });
+    const marker = join(runtimeDir, 'blocked', id);
+    await hook('PostToolUse', edit);
+    assert.equal(existsSync(marker), false);
+    await hook('Notification', hookFixture('notification-permission-prompt', { session_id: id }));
+    assert.equal((await pane(paneName)).display_state, 'blocked');
+    assert.equal(existsSync(marker), true, 'blocked leaves the marker');
+    await hook('PostToolUse', edit);
+    assert.equal((await pane(paneName)).display_state, 'working', 'the tool that ran after the prompt');
+    assert.equal(existsSync(marker), false, 'and the marker goes with it');
   });
 
   it('SubagentStop releases that subagent; SessionEnd releases every lease of the session', async () => {

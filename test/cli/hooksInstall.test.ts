@@ -47,7 +47,8 @@ describe('leasehold hooks / mcp-config (real processes)', function () {
     assert.deepEqual(installed.hooks.PostToolUse[0], original.hooks.PostToolUse[0], "another tool's group is untouched");
     assert.deepEqual(installed.hooks.Stop[0], original.hooks.Stop[0]);
     const ours = installed.hooks.PostToolUse[1];
-    assert.equal(ours.matcher, 'Bash|Agent|Task');
+    assert.equal(ours.matcher, '*', 'every tool: any tool that ran after a prompt ends "blocked"');
+    assert.equal(ours.hooks[0].async, true);
     const command: string = ours.hooks[0].command;
     assert.ok(command.startsWith(`"${process.execPath}" "${HOOK_BUNDLE}" hook PostToolUse`), command);
     assert.match(readFileSync(settingsPath, 'utf8'), /^ {4}"model"/m, 'keeps the 4-space indent');
