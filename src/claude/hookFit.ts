@@ -52,6 +52,8 @@ function fitOp(op: HookOp, cut: string[]): HookOp {
       if (op.note === undefined || op.note.length <= HOOK_NOTE_MAX) return op;
       note('note');
       return { ...op, note: cutText(op.note, HOOK_NOTE_MAX) };
+    case 'touch':
+      return op;
     case 'release_session':
     case 'leave_pane':
       if (op.reason === undefined || op.reason.length <= HOOK_NOTE_MAX) return op;

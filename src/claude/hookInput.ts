@@ -514,7 +514,9 @@ function planEvent(input: HookInput, settings: HookSettings, context: HookContex
     case 'PostToolUse': {
       // Any tool that ran after a permission prompt ends "blocked" at once.
       const back: HookOp = { op: 'set_display', session_id: session, state: 'working', reason: 'tool ran', if_state: 'blocked' };
-      return [...planPostToolUse(input, settings, context), back];
+      // A tool call inside a subagent is news that the agent works (its lease has no process to watch).
+      const news: HookOp[] = input.agent_id !== undefined && input.agent_id !== '' ? [{ op: 'touch', session_id: session, job_ref: input.agent_id }] : [];
+      return [...planPostToolUse(input, settings, context), ...news, back];
     }
     case 'Stop':
     case 'StopFailure':

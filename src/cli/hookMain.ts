@@ -6,10 +6,11 @@
 import module from 'node:module';
 import { carriesNothing, hookEventName, isPlainToolCall } from '../claude/hookTriage.ts';
 import { nodeFs, nodeStringDecoder } from '../runtime/builtins.ts';
+import { dirname } from 'node:path';
 import { defaultRuntimeDir, runtimeFiles } from '../runtime/paths.ts';
 
 // node:fs through builtins.ts: an ESM import of it costs every hook call ~6 ms (see there).
-const { existsSync, fstatSync, readSync } = nodeFs();
+const { existsSync, fstatSync, mkdirSync, readSync, statSync, writeFileSync } = nodeFs();
 
 /** Silence after which a stdin that never reached EOF is taken as complete (non-blocking pipes only). */
 const STDIN_IDLE_MS = 1_000;
@@ -81,6 +82,28 @@ function blockedMarkerExists(runtimeDir: string, payload: unknown): boolean {
   return typeof session === 'string' && session !== '' && existsSync(runtimeFiles.blockedMarker(runtimeDir, session));
 }
 
+/** How often a working subagent's tool calls renew its lease: well inside the 10-minute no-news bound. */
+export const AGENT_NEWS_INTERVAL_MS = 60_000;
+
+/** A tool call inside a subagent whose news was last sent over an interval ago (or never); claims the slot. */
+function agentNewsDue(runtimeDir: string, payload: unknown): boolean {
+  const { session_id: session, agent_id: agent } = payload as { session_id?: unknown; agent_id?: unknown };
+  if (typeof session !== 'string' || session === '' || typeof agent !== 'string' || agent === '') return false;
+  const file = runtimeFiles.agentNews(runtimeDir, session, agent);
+  try {
+    if (Date.now() - statSync(file).mtimeMs < AGENT_NEWS_INTERVAL_MS) return false;
+  } catch {
+    // never sent: due
+  }
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    writeFileSync(file, '', { mode: 0o600 });
+  } catch {
+    // cannot record it: send anyway (news is cheap next to a false stall)
+  }
+  return true;
+}
+
 /** `args` as after the script name: `[hook] <Event> [...]`. */
 export async function hookMain(args: string[]): Promise<void> {
   const words = args[0] === 'hook' ? args.slice(1) : args;
@@ -96,8 +119,9 @@ export async function hookMain(args: string[]): Promise<void> {
   const eventName = hookEventName(payload, argvEvent);
   if (notJson === undefined && carriesNothing(eventName, payload)) return;
   const runtimeDir = defaultRuntimeDir();
-  // A plain tool call matters only while a prompt holds the pane blocked (hookCommand keeps the marker).
-  if (notJson === undefined && isPlainToolCall(eventName, payload) && !blockedMarkerExists(runtimeDir, payload)) return;
+  // A plain tool call matters only while a prompt holds the pane blocked (hookCommand keeps the
+  // marker), or as news of a subagent at work, sent at most once per interval.
+  if (notJson === undefined && isPlainToolCall(eventName, payload) && !blockedMarkerExists(runtimeDir, payload) && !agentNewsDue(runtimeDir, payload)) return;
 
   // Past triage: cache compiled code of the bigger chunk across the many short hook processes.
   module.enableCompileCache?.();

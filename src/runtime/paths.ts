@@ -31,6 +31,8 @@ export const runtimeFiles = {
    * working, so every other tool call costs a file check, not a server event.
    */
   blockedMarker: (runtimeDir: string, session: string) => join(runtimeDir, 'blocked', windowFileName(session)),
+  /** When a subagent's tool calls were last sent as news (its mtime): at most one server event per agent per NEWS_INTERVAL. */
+  agentNews: (runtimeDir: string, session: string, agent: string) => join(runtimeDir, 'news', `${windowFileName(session)}.${windowFileName(agent)}`),
   /** One VS Code window's hook settings (its leasehold.hookTtl.*), read by the hooks its terminals run. */
   windowHookSettings: (runtimeDir: string, window: string) => join(runtimeDir, 'windows', `${windowFileName(window)}.hook-settings.json`),
 };

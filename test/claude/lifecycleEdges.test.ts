@@ -149,6 +149,28 @@ describe('real Claude Code: lifecycle edges (model API is a scripted stand-in)',
     if (events.includes('Notification:permission_prompt')) assert.ok(events.indexOf('Notification:permission_prompt') < after, events.join(' '));
   });
 
+  it("a background agent at work renews its own lease: its tool calls are news, so it stays inside the no-news bound (item 3)", async () => {
+    const claude = await startClaude();
+    const brief = 'brief-for-the-worker';
+    let steps = 0;
+    world.model.setFallback(
+      routed(
+        brief,
+        () => (++steps <= 2 ? turn([toolUse('Bash', { command: 'sleep 2', description: `worker step ${steps}` })]) : text('Worker done.')),
+        text('Noted.'),
+      ),
+    );
+    world.model.script(turn([toolUse('Agent', { description: 'worker', prompt: brief, subagent_type: 'general-purpose', run_in_background: true })]));
+    await claude.submit('launch a worker');
+    const lease = await world.until(async () => (await world.leases(PANE)).find((view) => view.job_type === 'subagent'), 'the subagent lease');
+    const renewed = await world.until(async () => {
+      const view = await world.client.getWaitLease(lease.lease_id);
+      return view.renew_count > 0 ? view : undefined;
+    }, "the agent's tool call to renew its lease", 30_000);
+    assert.equal(renewed.observer.kind, 'none', 'an agent has no process of its own: news is all there is');
+    assert.ok(renewed.last_evidence_at !== null);
+  });
+
   it('an approved Write (not only Bash) takes the pane from blocked back to working while the turn goes on (item 6, PostToolUse on every tool)', async () => {
     const claude = await startClaude(['Agent']);
     world.model.script(turn([toolUse('Write', { file_path: `${claudeHome().workDir}/approved.txt`, content: 'ok' })]), async () => {

@@ -152,6 +152,20 @@ for (const target of storageTargets) {
       }
     });
 
+    it('touch: a tool call inside a background subagent renews its unheld lease (news), and acquires nothing for an agent without one', async () => {
+      await post({
+        id: newEventId(),
+        ops: [
+          { op: 'bind_session', session_id: 's3', pane_hint: { env_pane: 'p3', ancestry: [] } },
+          { op: 'acquire', session_id: 's3', job_ref: 'agent-3', job_type: 'subagent', kind: 'declared', ttl_ms: 3_600_000 },
+        ],
+      });
+      const touched = await post({ id: newEventId(), ops: [{ op: 'touch', session_id: 's3', job_ref: 'agent-3' }, { op: 'touch', session_id: 's3', job_ref: 'foreground-agent' }] });
+      assert.deepEqual(touched.results.map((result) => result.detail?.renewed), [true, false]);
+      const leases = (await t.client.call<{ leases: Array<{ job_ref: string; renew_count: number }> }>('GET', '/api/v1/wait-leases', { query: { session_id: 's3' } })).leases;
+      assert.deepEqual(leases.map((lease) => [lease.job_ref, lease.renew_count]), [['agent-3', 1]]);
+    });
+
     it('a replayed event is judged as of when it was observed: it never grants more than it would have then (issue 8 evidence rule)', async () => {
       const leases = async () => (await t.client.call<{ leases: Array<{ job_ref: string; state: string; remaining_ms: number; renew_count: number }> }>('GET', '/api/v1/wait-leases', { query: { session_id: 's9' } })).leases;
       const bind = { op: 'bind_session', session_id: 's9', pane_hint: { env_pane: 'p9', ancestry: [] } };

@@ -112,6 +112,16 @@ export const ReleaseSessionOpSchema = z.strictObject({
   reason: z.string().max(HOOK_NOTE_MAX).optional(),
 });
 
+/**
+ * News of a running job from the session itself (a tool call inside a background subagent):
+ * renews the session's live lease of it, as its observer; never acquires one.
+ */
+export const TouchOpSchema = z.strictObject({
+  op: z.literal('touch'),
+  session_id: SessionId,
+  job_ref: JobRef,
+});
+
 export const HookOpSchema = z.discriminatedUnion('op', [
   BindSessionOpSchema,
   SetDisplayOpSchema,
@@ -120,6 +130,7 @@ export const HookOpSchema = z.discriminatedUnion('op', [
   ReleaseOpSchema,
   ReleaseSessionOpSchema,
   LeavePaneOpSchema,
+  TouchOpSchema,
 ]);
 export type HookOp = z.infer<typeof HookOpSchema>;
 export type HookOpName = HookOp['op'];

@@ -247,6 +247,8 @@ export class HookEventService {
         return this.bindSession(op.session_id, op.pane_hint, op.source, op.forked_from);
       case 'leave_pane':
         return this.leavePane(op.session_id, op.reason, op.forked_from);
+      case 'touch':
+        return this.touch(op.session_id, op.job_ref, observed);
       case 'set_display':
         return this.setDisplay(op.session_id, op.state, op.if_state, observed);
       case 'acquire':
@@ -515,6 +517,14 @@ export class HookEventService {
       if (!seen || runningMs <= seen.runningMs) latest.set(view.job_ref, { runningMs, released: view.end_reason === 'released' });
     }
     return new Set([...latest].filter(([, entry]) => entry.released).map(([jobRef]) => jobRef));
+  }
+
+  /** The session reports its own job at work (a tool call inside a background subagent): news for an unheld lease. */
+  private async touch(sessionId: string, jobRef: string, observed: Observation): Promise<Detail> {
+    const lease = (await this.liveLeases(sessionId)).get(jobRef);
+    if (!lease || lease.observer.kind !== 'none') return { job_ref: jobRef, renewed: false };
+    await this.waitLeases.renewHeld(lease.lease_id, { provider_job: { id: jobRef, state: 'running', observed_at: observed.atWallMs } }, null, 'lease_observer', observed.ageMs);
+    return { job_ref: jobRef, renewed: true };
   }
 
   private async release(sessionId: string, jobRef: string, reason: string): Promise<Detail> {

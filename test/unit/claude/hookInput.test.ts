@@ -292,6 +292,16 @@ describe('planHookActions', () => {
   });
 });
 
+describe('planHookActions: news from inside a subagent (issue 8 item 3)', () => {
+  it('a tool call inside a subagent touches its lease (renew only, never acquire); one on the main thread does not', () => {
+    const inside = planHookActions((parseHookInput({ hook_event_name: 'PostToolUse', session_id: SESSION, agent_id: 'a77', tool_name: 'Read', tool_input: {}, tool_response: {} }) as { input: HookInput }).input);
+    assert.deepEqual(inside.map((op) => op.op), ['touch', 'set_display']);
+    assert.deepEqual(inside[0], { op: 'touch', session_id: SESSION, job_ref: 'a77' });
+    const main = planHookActions((parseHookInput({ hook_event_name: 'PostToolUse', session_id: SESSION, tool_name: 'Read', tool_input: {}, tool_response: {} }) as { input: HookInput }).input);
+    assert.deepEqual(main.map((op) => op.op), ['set_display']);
+  });
+});
+
 describe('planHookActions for a session in Claude Code\'s background daemon (issue 8 item 7)', () => {
   const plan = (payload: Record<string, unknown>, background: HookContext['background']) =>
     planHookActions((parseHookInput({ session_id: SESSION, ...payload }) as { input: HookInput }).input, undefined, { envPane: 'the-pane-it-left', ancestry: [{ pid: 9, start_time: '9' }], background });
