@@ -10,6 +10,8 @@
 //   server event, no server    UserPromptSubmit with no server.json: full module load,
 //                              planner, spool write, no HTTP
 //   server event               UserPromptSubmit delivered over HTTP (set_display applied)
+// Then each hooked event's own process time, and whether Claude Code waits for it (events
+// installed "async": true are not waited for).
 // The differences say what dominates: startup (floor), module load (no-server minus ignored),
 // HTTP + server apply (server event minus no-server).
 import { spawn } from 'node:child_process';
@@ -17,6 +19,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ASYNC_EVENTS } from '../src/claude/settingsInstaller.ts';
 import { percentile } from './stats.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -93,6 +96,24 @@ export async function benchHook(): Promise<void> {
       for (let i = 0; i < RUNS; i++) samples.push(await timeProcess(args, input, env));
       results[name] = stats(samples);
     }
+    // Per hooked event: the whole process time is what Claude Code waits for a synchronous hook;
+    // an async one ("async": true, ASYNC_EVENTS) is not waited for.
+    const perEvent: Array<[string, string, string]> = [
+      ['SessionStart', 'SessionStart', fixture('session-start', { session_id: session })],
+      ['UserPromptSubmit', 'UserPromptSubmit', fixture('user-prompt-submit', { session_id: session })],
+      ['PostToolUse (plain tool call)', 'PostToolUse', fixture('post-tool-use-bash-foreground', { session_id: session })],
+      ['PostToolUse (background Bash launch)', 'PostToolUse', fixture('post-tool-use-bash-background', { session_id: session })],
+      ['Notification (permission_prompt)', 'Notification', fixture('notification-permission-prompt', { session_id: session })],
+      ['Stop (task running)', 'Stop', fixture('stop-task-running', { session_id: session })],
+      ['SubagentStop', 'SubagentStop', fixture('subagent-stop', { session_id: session })],
+    ];
+    const eventRows: string[] = [];
+    for (const [label, event, input] of perEvent) {
+      const samples: number[] = [];
+      for (let i = 0; i < RUNS; i++) samples.push(await timeProcess([HOOK, 'hook', event], input, serverEnv));
+      const waited = (ASYNC_EVENTS as readonly string[]).includes(event) ? 'async: not waited for' : `added to the turn ${percentile(samples, 50).toFixed(1)} ms`;
+      eventRows.push(`${label.padEnd(40)} process median ${percentile(samples, 50).toFixed(1).padStart(6)} ms (before: all of it added to the turn)   now: ${waited}`);
+    }
     const rows = Object.entries(results).map(([name, s]) => `${name.padEnd(44)} median ${s.median.toFixed(1).padStart(7)} ms   p99 ${s.p99.toFixed(1).padStart(7)} ms   mean ${s.mean.toFixed(1).padStart(7)} ms   min ${s.min.toFixed(1).padStart(6)} ms`);
     const floor = results['node -e 0 (floor)']!.median;
     const ignored = results['ignored PostToolUse (foreground Bash)']!.median;
@@ -103,7 +124,8 @@ export async function benchHook(): Promise<void> {
         `${rows.join('\n')}\n\n` +
         `medians: Node startup ${floor.toFixed(1)} ms; triage + stdin ${(ignored - floor).toFixed(1)} ms; ` +
         `module load + plan + spool write ${(spooled - ignored).toFixed(1)} ms; HTTP + server apply vs spooling ${(served - spooled).toFixed(1)} ms\n` +
-        `targets: ignored < 60 ms median (${ignored < 60 ? 'met' : 'NOT met'}), server event < 100 ms median (${served < 100 ? 'met' : 'NOT met'})\n`,
+        `targets: ignored < 60 ms median (${ignored < 60 ? 'met' : 'NOT met'}), server event < 100 ms median (${served < 100 ? 'met' : 'NOT met'})\n\n` +
+        `per hooked event (${RUNS} runs each, against the server):\n${eventRows.join('\n')}\n`,
     );
     if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify(results)}\n`);
   } finally {
