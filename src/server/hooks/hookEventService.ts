@@ -523,7 +523,7 @@ export class HookEventService {
   private async touch(sessionId: string, jobRef: string, observed: Observation): Promise<Detail> {
     const lease = (await this.liveLeases(sessionId)).get(jobRef);
     if (!lease || lease.observer.kind !== 'none') return { job_ref: jobRef, renewed: false };
-    await this.waitLeases.renewHeld(lease.lease_id, { provider_job: { id: jobRef, state: 'running', observed_at: observed.atWallMs } }, null, 'lease_observer', observed.ageMs);
+    await this.leases.renewHeld(lease.lease_id, { provider_job: { id: jobRef, state: 'running', observed_at: observed.atWallMs } }, null, 'lease_observer', observed.ageMs);
     return { job_ref: jobRef, renewed: true };
   }
 
