@@ -14,6 +14,8 @@ import type {
   VendEndpointResponse,
 } from '../core/wire/claims.ts';
 import type { LedgerRow } from '../core/waitLease/ledger.ts';
+import type { TtlSuggestion } from '../core/waitLease/ttlSuggest.ts';
+import type { ShellExecutionReport } from '../core/waitLease/wire.ts';
 import type { DeviceView } from '../core/wire/devices.ts';
 import type {
   AcquireRequest,
@@ -254,6 +256,14 @@ export class LeaseholdClient {
   }
   teardownCheck(request: TeardownCheckRequest): Promise<TeardownCheckResponse> {
     return this.call('POST', '/api/v1/teardown-check', { body: request });
+  }
+  /** A shell-integration report for a pane (the extension's): feeds the inferred tier. */
+  reportShellExecution(pane: string, report: ShellExecutionReport): Promise<{ pane: string; generation: number; ended: string[] }> {
+    return this.call('POST', `/api/v1/panes/${encodeURIComponent(pane)}/shell-executions`, { body: report });
+  }
+  /** Measured-TTL suggestions per job type: shown, never applied. */
+  async ledgerSuggestions(filter: { kind?: 'declared' | 'inferred'; since?: number; percentile?: number; min_samples?: number } = {}): Promise<TtlSuggestion[]> {
+    return (await this.call<{ suggestions: TtlSuggestion[] }>('GET', '/api/v1/ledger/suggestions', { query: filter })).suggestions;
   }
   async ledger(filter: { job_type?: string; kind?: string; end_reason?: 'released' | 'expired' | 'orphaned'; since?: number; limit?: number } = {}): Promise<LedgerRow[]> {
     return (await this.call<{ rows: LedgerRow[] }>('GET', '/api/v1/ledger', { query: filter })).rows;

@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   // Wait-lease refusals carry the seed's reason codes.
   EVIDENCE_MISSING: 409,
   OWNER_WINDOW_ENDED: 409,
+  CHAIN_CAP_REACHED: 409,
   LEASE_ENDED: 409,
   TOKEN_MISMATCH: 409,
 } as const;

@@ -20,7 +20,7 @@ import { Router } from './http/router.ts';
 import { claimRoutes } from './http/routes/claimRoutes.ts';
 import { McpGateway, type McpSessionLimits } from './mcp/mcpGateway.ts';
 import { waitLeaseToolRegistrar } from './mcp/waitLeaseTools.ts';
-import { waitLeaseRoutes } from './http/routes/waitLeaseRoutes.ts';
+import { shellExecutionRoutes, waitLeaseRoutes } from './http/routes/waitLeaseRoutes.ts';
 import { hookEventRoutes } from './http/routes/hookEventRoutes.ts';
 import { statusRoutes } from './http/routes/statusRoutes.ts';
 import { deviceRoutes } from './http/routes/deviceRoutes.ts';
@@ -28,9 +28,11 @@ import { HookEventService } from './hooks/hookEventService.ts';
 import { runtimeFiles } from '../runtime/paths.ts';
 import { type LeaseClock, systemLeaseClock } from './clock/leaseClock.ts';
 import { validateHardMaxTtlByJobType, validateHardMaxTtlMs, DEFAULT_HARD_MAX_TTL_MS } from '../core/waitLease/grant.ts';
+import { DEFAULT_CHAIN_CAP_MS, DEFAULT_IDENTICAL_RENEWAL_LIMIT, validateChainCapMs, validateIdenticalRenewalLimit } from '../core/waitLease/fuses.ts';
 import { ClockWatcher } from './waitLeases/clockWatcher.ts';
 import { ExpirySweeper } from './waitLeases/expirySweeper.ts';
 import { HoldLoop } from './waitLeases/holdLoop.ts';
+import { InferenceObserver } from './waitLeases/inference.ts';
 import type { ProcessReader } from './waitLeases/observers.ts';
 import { WaitLeaseService } from './waitLeases/waitLeaseService.ts';
 import { WaitLeaseStore } from './waitLeases/waitLeaseStore.ts';
@@ -79,6 +81,15 @@ export interface LeaseServerConfig {
   hardMaxTtlMs?: number;
   /** Per-job-type hard max TTLs, ms by job_type; each may only tighten hardMaxTtlMs (a looser one is refused at start). */
   hardMaxTtlMsByJobType?: Record<string, number>;
+  /** Chain cap: unattended authority per job-ref chain, renewals included, ms (default 4 h). */
+  chainCapMs?: number;
+  /** K: identical renewals in a row (same evidence, no progress) that escalate to a page (default 12). */
+  identicalRenewalLimit?: number;
+  /**
+   * The inferred tier's observer (waitLeases/inference.ts): tick interval, TTL of each inferred
+   * grant, and where Claude Code's session files are (null: not read). false: no inference.
+   */
+  inference?: false | { intervalMs?: number; ttlMs?: number; claudeSessionsDir?: string | null };
   /** Hold loop interval: how often held targets are re-verified (default 2 s). */
   holdIntervalMs?: number;
   /** Expiry sweeper backstop interval (default 2 s; a timer at the next deadline does the real work). */
@@ -122,6 +133,8 @@ export interface LeaseServer {
   expirySweeper: ExpirySweeper;
   clockWatcher: ClockWatcher;
   holdLoop: HoldLoop;
+  /** The inferred tier's observer (undefined when config.inference is false). */
+  inference: InferenceObserver | undefined;
   hookEvents: HookEventService;
   machines: MachineRegistry;
   close(): Promise<void>;
@@ -194,6 +207,8 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
     });
     const hardMaxTtlMs = validateHardMaxTtlMs(config.hardMaxTtlMs ?? DEFAULT_HARD_MAX_TTL_MS);
     const hardMaxTtlMsByJobType = validateHardMaxTtlByJobType(config.hardMaxTtlMsByJobType, hardMaxTtlMs);
+    const chainCapMs = validateChainCapMs(config.chainCapMs ?? DEFAULT_CHAIN_CAP_MS);
+    const identicalRenewalLimit = validateIdenticalRenewalLimit(config.identicalRenewalLimit ?? DEFAULT_IDENTICAL_RENEWAL_LIMIT);
     const waitLeaseStore = new WaitLeaseStore(db);
     let expirySweeper: ExpirySweeper | undefined;
     let holdLoop: HoldLoop | undefined;
@@ -220,6 +235,8 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       bus,
       hardMaxTtlMs,
       hardMaxTtlMsByJobType,
+      chainCapMs,
+      identicalRenewalLimit,
       readProcess: config.processReader,
       onDeadlineChanged: () => expirySweeper?.reschedule(),
       onHoldStarted: () => holdLoop?.kick(),
@@ -240,6 +257,17 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       intervalMs: config.holdIntervalMs,
       onError: (error) => logger.error('hold loop failed', { error: String(error) }),
     });
+    const inference =
+      config.inference === false
+        ? undefined
+        : new InferenceObserver({
+            service: waitLeases,
+            clock: leaseClock,
+            intervalMs: config.inference?.intervalMs,
+            ttlMs: config.inference?.ttlMs,
+            claudeSessionsDir: config.inference?.claudeSessionsDir,
+            onError: (error) => logger.error('inference observer failed', { error: String(error) }),
+          });
     const clockWatcher = new ClockWatcher({
       service: waitLeases,
       clock: leaseClock,
@@ -293,6 +321,7 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
     const router = new Router().add(
       ...claimRoutes(claims),
       ...waitLeaseRoutes(waitLeases),
+      ...shellExecutionRoutes(waitLeases, () => inference),
       ...hookEventRoutes(hookEvents),
       ...deviceRoutes(claimStore, clock),
       ...statusRoutes(() => {
@@ -347,6 +376,10 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
     cleanups.push(() => clockWatcher.stop());
     holder.start();
     cleanups.push(() => holder.stop());
+    if (inference) {
+      inference.start();
+      cleanups.push(() => inference.stop());
+    }
     machines.start();
     cleanups.push(() => machines.stop());
     // Replays what hooks spooled while no server ran, then keeps replaying on its tick.
@@ -394,6 +427,7 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       expirySweeper: sweeper,
       clockWatcher,
       holdLoop: holder,
+      inference,
       hookEvents,
       machines,
       close,

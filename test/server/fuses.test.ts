@@ -1,6 +1,9 @@
 // The seed's deferred fuses, enforced by the server over real HTTP on real storage: per-job-type
-// hard max TTLs. Time moves only by hand (ManualLeaseClock).
+// hard max TTLs, the chain cap, and progress-token escalation through the real hold loop on
+// real child processes. Time moves only by hand (ManualLeaseClock).
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { LeaseholdApiError } from '../../src/client/client.ts';
 import { readProcessInfo } from '../../src/server/observe/processInfo.ts';
 import { storageTargets } from '../support/storage.ts';
 import { rejection, startTestServer, type TestServer } from '../support/server.ts';
@@ -12,7 +15,7 @@ for (const target of storageTargets) {
   describe(`wait-lease fuses on ${target.name}`, () => {
     let t: TestServer;
     beforeEach(async () => {
-      t = await startTestServer(target, { hardMaxTtlMs: 60 * MIN, hardMaxTtlMsByJobType: { test: 10 * MIN } });
+      t = await startTestServer(target, { hardMaxTtlMs: 60 * MIN, hardMaxTtlMsByJobType: { test: 10 * MIN }, chainCapMs: 45 * MIN, identicalRenewalLimit: 2 });
       await t.server.expirySweeper.stop();
       await t.server.clockWatcher.stop();
       await t.server.holdLoop.stop();
@@ -30,6 +33,81 @@ for (const target of storageTargets) {
       const renewed = await t.client.renewWaitLease(capped.lease_id, { token: capped.token, ttl_ms: 45 * MIN, evidence: self });
       assert.equal(renewed.expires_in_ms, 10 * MIN);
       assert.deepEqual(renewed.clamped_by, ['hard_max']);
+    });
+
+    it('the chain cap clamps the renewal that reaches it, ends the lease there, and refuses renewing or re-acquiring the chain', async () => {
+      const grant = await t.client.holdWaitLease({ pane: 'C', job_ref: 'long', ttl_ms: 30 * MIN, target: { pid: self.pid } });
+      t.leaseClock.advance(20 * MIN);
+      const renewed = await t.client.renewWaitLease(grant.lease_id, { token: grant.token, ttl_ms: 30 * MIN, evidence: self });
+      assert.equal(renewed.expires_in_ms, 25 * MIN);
+      assert.deepEqual(renewed.clamped_by, ['chain_cap']);
+      t.leaseClock.advance(25 * MIN - 1);
+      assert.equal((await t.client.getWaitLease(grant.lease_id)).state, 'active', 'not a millisecond early');
+      t.leaseClock.advance(1);
+      const lease = await t.client.getWaitLease(grant.lease_id);
+      assert.deepEqual([lease.state, lease.end_reason, lease.expired_by], ['ended', 'expired', 'chain_cap']);
+      const verdict = await t.client.paneVerdict('C');
+      assert.deepEqual(verdict.reasons.map((reason) => reason.code), ['CHAIN_CAP_REACHED']);
+      assert.equal(verdict.disposition, 'page_immediately');
+      const renewRefused = (await rejection(t.client.renewWaitLease(grant.lease_id, { token: grant.token, ttl_ms: MIN, evidence: self }))) as unknown as LeaseholdApiError;
+      assert.equal(renewRefused.code, 'CHAIN_CAP_REACHED');
+      assert.equal(renewRefused.status, 409);
+      const again = (await rejection(t.client.acquireWaitLease({ pane: 'C', job_ref: 'long', ttl_ms: MIN }))) as unknown as LeaseholdApiError;
+      assert.equal(again.code, 'CHAIN_CAP_REACHED');
+      assert.equal(again.field, 'job_ref');
+      const other = await t.client.acquireWaitLease({ pane: 'C', job_ref: 'another', ttl_ms: MIN });
+      assert.equal(other.expires_in_ms, MIN, 'another job has its own chain');
+    });
+
+    describe('progress tokens through the hold loop (real processes)', () => {
+      const children: ChildProcess[] = [];
+      afterEach(() => {
+        for (const child of children.splice(0)) child.kill('SIGKILL');
+      });
+      const start = (args: string[]) => {
+        const child = spawn(process.execPath, args, { stdio: 'ignore' });
+        children.push(child);
+        return child.pid!;
+      };
+      /** Advances past half the grant and runs one hold-loop tick: one renewal. */
+      async function renewalTick(): Promise<void> {
+        t.leaseClock.advance(6 * MIN);
+        const result = await t.server.holdLoop.runOnce();
+        assert.equal(result.renewed, 1);
+      }
+
+      it('a held process that uses no CPU escalates after K identical renewals, not before', async () => {
+        const pid = start(['-e', 'setTimeout(() => {}, 120_000)']);
+        await new Promise((resolve) => setTimeout(resolve, 300)); // past its start-up CPU
+        await t.client.holdWaitLease({ pane: 'K', job_ref: 'still', ttl_ms: 10 * MIN, target: { pid } });
+        await renewalTick();
+        assert.deepEqual((await t.client.paneVerdict('K')).reasons, [], 'one identical renewal: no page yet');
+        await renewalTick();
+        const verdict = await t.client.paneVerdict('K');
+        assert.deepEqual(verdict.reasons.map((reason) => reason.code), ['NO_PROGRESS']);
+        assert.equal(verdict.disposition, 'page_immediately');
+        assert.equal(verdict.leases[0]!.identical_renewals, 2);
+        assert.equal(verdict.leases[0]!.last_progress_at, null);
+      });
+
+      it('a held process burning CPU shows progress: no escalation, and the last sign of progress is in the verdict', async () => {
+        const pid = start(['-e', 'for (;;) {}']);
+        await t.client.holdWaitLease({ pane: 'B', job_ref: 'busy', ttl_ms: 10 * MIN, target: { pid } });
+        let cpu = readProcessInfo(pid)?.cpuTicks ?? 0;
+        for (let n = 0; n < 3; n++) {
+          // Until it has really used more CPU (a loaded machine may not schedule it at once).
+          const before = cpu;
+          for (let wait = 0; wait < 200 && cpu <= before; wait++) {
+            await new Promise((resolve) => setTimeout(resolve, 25));
+            cpu = readProcessInfo(pid)?.cpuTicks ?? cpu;
+          }
+          await renewalTick();
+        }
+        const verdict = await t.client.paneVerdict('B');
+        assert.deepEqual(verdict.reasons, []);
+        assert.equal(verdict.leases[0]!.identical_renewals, 0);
+        assert.equal(verdict.leases[0]!.last_progress_at, t.leaseClock.read().wallMs);
+      });
     });
 
     it('a server refuses to start with a per-type cap looser than the global one', async () => {

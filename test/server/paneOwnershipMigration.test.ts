@@ -34,7 +34,8 @@ for (const target of storageTargets) {
       try {
         assert.equal(await migrate(db, 0, MIGRATIONS.filter((migration) => migration.version < 8)), 7);
         await legacyRows(db);
-        assert.equal(await migrate(db), 8);
+        // Up to 8 only: later migrations (0010 rebuilds wait_leases again) run when the server starts below.
+        assert.equal(await migrate(db, 0, MIGRATIONS.filter((migration) => migration.version <= 8)), 8);
         const counts = await db.all<{ panes: number; sessions: number; leases: number }>(
           `SELECT (SELECT COUNT(*) FROM panes) AS panes, (SELECT COUNT(*) FROM pane_sessions) AS sessions, (SELECT COUNT(*) FROM wait_leases) AS leases`,
         );

@@ -8,6 +8,20 @@ import { formatMs, paneOf, parseDurationMs, parseInstantMs, parseWholeNumber } f
 type Globals = ConnectionOptions & { json?: boolean };
 const globals = (command: Command) => command.optsWithGlobals() as Globals;
 
+/** --since: epoch ms, an ISO date, or a duration ago (24h). */
+function sinceMs(text: string): number {
+  return /^\d+[smhd]/.test(text) && !/^\d+$/.test(text) ? Date.now() - parseDurationMs(text, '--since') : parseInstantMs(text, '--since');
+}
+
+/** "alive and moving" from "alive and still": the last sign of progress the server saw, and repeats. */
+function progressText(lease: { state: string; last_progress_at?: number | null; identical_renewals?: number }): string {
+  if (lease.state === 'ended') return '';
+  const parts: string[] = [];
+  if (typeof lease.last_progress_at === 'number') parts.push(`last progress ${formatMs(Math.max(0, Date.now() - lease.last_progress_at))} ago`);
+  if (lease.identical_renewals) parts.push(`${lease.identical_renewals} renewals without progress`);
+  return parts.length ? `; ${parts.join(', ')}` : '';
+}
+
 export function registerConsumers(program: Command): void {
   program
     .command('verdict <pane>')
@@ -20,7 +34,7 @@ export function registerConsumers(program: Command): void {
         `pane ${verdict.pane} (generation ${verdict.generation}): display ${verdict.display_state}, reading ${verdict.reading}`,
         `disposition ${verdict.disposition}; stall alarm ${verdict.attention.stall_alarm}; page ${verdict.attention.page}`,
         ...verdict.reasons.map((reason) => `  ${reason.code}  ${reason.job_ref}  ${reason.detail}`),
-        ...verdict.leases.map((lease) => `  lease ${lease.lease_id} ${lease.job_ref} ${lease.kind} ${lease.state}${lease.state === 'ended' ? '' : `, ${formatMs(lease.remaining_ms)} left`}`),
+        ...verdict.leases.map((lease) => `  lease ${lease.lease_id} ${lease.job_ref} ${lease.kind} ${lease.state}${lease.state === 'ended' ? '' : `, ${formatMs(lease.remaining_ms)} left`}${progressText(lease)}`),
         verdict.attention.summary,
       ];
       process.stdout.write(`${lines.join('\n')}\n`);
@@ -50,7 +64,7 @@ export function registerConsumers(program: Command): void {
       if (!answer.allowed) throw new ExitWith(1);
     });
 
-  program
+  const ledger = program
     .command('ledger')
     .description('wait-lease ledger rows (declared TTLs are not trustworthy training data; release is not completion)')
     .option('--job-type <type>', 'only this job type')
@@ -63,10 +77,7 @@ export function registerConsumers(program: Command): void {
       if (options.endReason !== undefined && !['released', 'expired', 'orphaned'].includes(options.endReason)) {
         throw new UsageError('--end-reason: must be released, expired or orphaned');
       }
-      let since: number | undefined;
-      if (options.since !== undefined) {
-        since = /^\d+[smhd]/.test(options.since) && !/^\d+$/.test(options.since) ? Date.now() - parseDurationMs(options.since, '--since') : parseInstantMs(options.since, '--since');
-      }
+      const since = options.since === undefined ? undefined : sinceMs(options.since);
       const rows = await connect(opts).ledger({
         job_type: options.jobType,
         kind: options.kind,
@@ -91,6 +102,45 @@ export function registerConsumers(program: Command): void {
           })),
           ['GRANTED', 'PANE', 'JOB', 'TYPE', 'KIND', 'DECLARED_TTL', 'END', 'CENSORING', 'MEASURED', 'NOTE'],
         )}\n`,
+      );
+    });
+
+  ledger
+    .command('suggest')
+    .description('a TTL per job type from measured durations (released, exactly-censored rows only; p95 by default): shown, never applied')
+    .option('--kind <kind>', 'only declared or only inferred leases')
+    .option('--since <instant>', 'granted at or after: epoch ms, ISO date, or a duration ago (30d)')
+    .option('--percentile <p>', 'which percentile to suggest, 50-100 (default 95)')
+    .option('--min-samples <n>', 'fewer measured durations than this give no suggestion (default 5)')
+    .action(async (options: Record<string, string | undefined>, command: Command) => {
+      const opts = globals(command);
+      if (options.kind !== undefined && options.kind !== 'declared' && options.kind !== 'inferred') throw new UsageError('--kind: must be declared or inferred');
+      const percentile = options.percentile === undefined ? undefined : parseWholeNumber(options.percentile, '--percentile');
+      if (percentile !== undefined && (percentile < 50 || percentile > 100)) throw new UsageError('--percentile: must be a whole number from 50 to 100');
+      const minSamples = options.minSamples === undefined ? undefined : parseWholeNumber(options.minSamples, '--min-samples');
+      if (minSamples !== undefined && minSamples < 1) throw new UsageError('--min-samples: must be at least 1');
+      const suggestions = await connect(opts).ledgerSuggestions({
+        kind: options.kind as 'declared' | 'inferred' | undefined,
+        since: options.since === undefined ? undefined : sinceMs(options.since),
+        percentile,
+        min_samples: minSamples,
+      });
+      if (opts.json) return printJson(suggestions);
+      const p = `P${percentile ?? 95}`;
+      process.stdout.write(
+        `${printTable(
+          suggestions.map((row) => ({
+            JOB_TYPE: row.job_type,
+            SAMPLES: String(row.samples),
+            P50: formatMs(row.p50_ms),
+            [p]: formatMs(row.percentile_ms),
+            MAX: formatMs(row.max_ms),
+            SUGGESTED_TTL: row.suggested_ttl_ms === null ? '(too few samples)' : formatMs(row.suggested_ttl_ms),
+          })),
+          ['JOB_TYPE', 'SAMPLES', 'P50', p, 'MAX', 'SUGGESTED_TTL'],
+        )}\n` +
+          (suggestions.length === 0 ? 'No released, exactly-censored leases yet: nothing measured to suggest from.\n' : '') +
+          'Measured durations of released leases only (never declared TTLs, never expired rows). A suggestion: nothing applies it.\n',
       );
     });
 }

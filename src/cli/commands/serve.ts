@@ -45,6 +45,12 @@ export function hardMaxTtlByJobTypeOf(flags: readonly string[] | undefined): Rec
   return caps;
 }
 
+/** A whole number from the environment, or undefined when unset or empty. */
+function envWholeNumber(name: string): number | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : parseWholeNumber(value, name);
+}
+
 /** True when a connection string carries a password (postgres://user:secret@host or ?password=). */
 function hasPassword(url: string): boolean {
   try {
@@ -87,7 +93,10 @@ export function registerServe(program: Command): void {
       'a tighter hard max TTL for one job type, e.g. test=30m; repeatable or comma-separated (env LEASEHOLD_HARD_MAX_TTL_BY_JOB_TYPE); never looser than --hard-max-ttl',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
-    .action(async (options: { dataDir?: string; databaseUrl?: string; databaseUrlFile?: string; port?: number; hardMaxTtl?: string; identity?: string; hardMaxTtlFor?: string[] }, command: Command) => {
+    .option('--no-inference', "do not infer wait-leases from the panes' process trees and Claude Code's session files")
+    .option('--chain-cap <duration>', 'unattended authority per job-ref chain, renewals included; reached: CHAIN_CAP_REACHED, page now (env LEASEHOLD_CHAIN_CAP_MS in ms; default 4h)')
+    .option('--identical-renewal-limit <k>', 'K: this many renewals in a row with the same evidence and no progress escalate to a page, NO_PROGRESS (env LEASEHOLD_IDENTICAL_RENEWAL_LIMIT; default 12)')
+    .action(async (options: { dataDir?: string; databaseUrl?: string; databaseUrlFile?: string; port?: number; hardMaxTtl?: string; identity?: string; hardMaxTtlFor?: string[]; chainCap?: string; identicalRenewalLimit?: string; inference?: boolean }, command: Command) => {
       const hardMaxTtlMs = hardMaxTtlMsOf(options.hardMaxTtl);
       if (hardMaxTtlMs !== undefined && hardMaxTtlMs <= 0) throw new UsageError('--hard-max-ttl: must be positive');
       const hardMaxTtlMsByJobType = hardMaxTtlByJobTypeOf(options.hardMaxTtlFor);
@@ -99,6 +108,11 @@ export function registerServe(program: Command): void {
           throw new UsageError(`--hard-max-ttl-for: ${(error as Error).message}`);
         }
       }
+      const chainCapMs = options.chainCap !== undefined ? parseDurationMs(options.chainCap, '--chain-cap') : envWholeNumber('LEASEHOLD_CHAIN_CAP_MS');
+      if (chainCapMs !== undefined && chainCapMs <= 0) throw new UsageError('--chain-cap: must be positive');
+      const identicalRenewalLimit =
+        options.identicalRenewalLimit !== undefined ? parseWholeNumber(options.identicalRenewalLimit, '--identical-renewal-limit') : envWholeNumber('LEASEHOLD_IDENTICAL_RENEWAL_LIMIT');
+      if (identicalRenewalLimit !== undefined && identicalRenewalLimit < 1) throw new UsageError('--identical-renewal-limit: must be at least 1');
       const { startLeaseServer } = await import('../../server/app.ts');
       const globals = command.optsWithGlobals() as { runtimeDir?: string };
       if (options.databaseUrl !== undefined && options.databaseUrlFile !== undefined) throw new UsageError('--database-url and --database-url-file: give one, not both');
@@ -117,6 +131,9 @@ export function registerServe(program: Command): void {
         hardMaxTtlMs,
         identity: identityOf(options.identity),
         hardMaxTtlMsByJobType,
+        chainCapMs,
+        identicalRenewalLimit,
+        ...(options.inference === false ? { inference: false as const } : {}),
       });
       if (server.identityNotice) process.stdout.write(`${server.identityNotice}\n`);
       process.stdout.write(`Leasehold lease server ${server.url} (pid ${process.pid}, ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, schema v${server.schemaVersion})\n`);

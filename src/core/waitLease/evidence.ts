@@ -14,12 +14,40 @@ export interface PidReading {
   startTime: string | null;
   /** Wall time of the read. */
   readAtWallMs: number;
+  /** CPU time the process has used (clock ticks, user + system), when the platform says: a progress marker. */
+  cpuTicks?: number | null;
 }
 
 /** A verified observation of the target, stored on the lease as last_evidence. */
 export type TargetObservation =
-  | { kind: 'pid'; pid: number; startTime: string; observedAtWallMs: number }
-  | { kind: 'provider_job'; id: string; state: 'running'; observedAtWallMs: number };
+  | { kind: 'pid'; pid: number; startTime: string; observedAtWallMs: number; progress?: string }
+  | { kind: 'provider_job'; id: string; state: 'running'; observedAtWallMs: number; progress?: string };
+
+/** The longest progress marker kept (a caller's or a provider's `progress` value). */
+export const PROGRESS_MAX_LENGTH = 200;
+
+/** An optional progress marker: a short string or a number; anything else is ignored (it is not evidence). */
+function progressMarker(value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'string' && value.trim() !== '') return value.trim().slice(0, PROGRESS_MAX_LENGTH);
+  return undefined;
+}
+
+/** The progress marker of a server pid reading: the CPU time it read, when the platform says. */
+function cpuMarker(reading: PidReading): string | undefined {
+  return typeof reading.cpuTicks === 'number' ? `cpu:${reading.cpuTicks}` : undefined;
+}
+
+/** The progress token of a pid as the server just read it (a hold's baseline at pin time). */
+export function pidProgressToken(pid: number, startTime: string, reading: PidReading): string {
+  return progressTokenOf({ kind: 'pid', pid, startTime, observedAtWallMs: reading.readAtWallMs, ...(cpuMarker(reading) === undefined ? {} : { progress: cpuMarker(reading) }) });
+}
+
+/** The progress token of an observation (fuses.ts): the target's identity plus its progress marker. */
+export function progressTokenOf(observation: TargetObservation): string {
+  const identity = observation.kind === 'pid' ? `pid:${observation.pid}:${observation.startTime}` : `provider_job:${observation.id}`;
+  return observation.progress === undefined ? identity : `${identity}|${observation.progress}`;
+}
 
 /**
  * Who made the observation. `server`: the server itself (a pid it read, a provider job it
@@ -97,7 +125,9 @@ function judgePidEvidence(evidence: Record<string, unknown>, context: EvidenceCo
     throw missing(`pid ${pid} now belongs to a process started at ${reading.startTime}, not ${startTime}: the pid was reused, the target has ended`);
   }
   requireFresh(reading.readAtWallMs, context, `pid ${pid}`);
-  return { kind: 'pid', pid, startTime, observedAtWallMs: reading.readAtWallMs };
+  // The caller's own progress value wins; else the CPU time the server read moves with work done.
+  const progress = progressMarker(evidence.progress) ?? cpuMarker(reading);
+  return { kind: 'pid', pid, startTime, observedAtWallMs: reading.readAtWallMs, ...(progress === undefined ? {} : { progress }) };
 }
 
 function judgeProviderJobEvidence(job: unknown, context: EvidenceContext): TargetObservation {
@@ -121,7 +151,8 @@ function judgeProviderJobEvidence(job: unknown, context: EvidenceContext): Targe
     throw missing('evidence.provider_job.observed_at is required: wall-clock ms of the observation');
   }
   requireFresh(observedAt, context, `provider job ${job.id}`);
-  return { kind: 'provider_job', id: job.id, state: 'running', observedAtWallMs: observedAt };
+  const progress = progressMarker(job.progress);
+  return { kind: 'provider_job', id: job.id, state: 'running', observedAtWallMs: observedAt, ...(progress === undefined ? {} : { progress }) };
 }
 
 /**

@@ -9,7 +9,7 @@ import { BASE_JOB_TYPES, isJobType } from './jobType.ts';
 /** Server default for the hard max TTL of a single grant (a setting; this is its default). */
 export const DEFAULT_HARD_MAX_TTL_MS = 60 * 60_000;
 
-export type ClampReason = 'hard_max' | 'authorized_until';
+export type ClampReason = 'hard_max' | 'authorized_until' | 'chain_cap';
 
 /** The operator's authority ceiling: the wall instant given, and its projection onto the boot timeline. */
 export interface AuthorityCeiling {
@@ -130,6 +130,8 @@ export interface ClampInput {
   ttlMs: number;
   hardMaxTtlMs: number;
   ceiling: AuthorityCeiling | null;
+  /** What the job-ref chain's cap still allows (fuses.ts chainRemainingMs); absent: no cap. */
+  chainRemainingMs?: number;
 }
 
 /**
@@ -137,12 +139,13 @@ export interface ClampInput {
  * a wall clock running ahead of the boot clock shortens the grant too (never lengthens it).
  * Callers refuse the grant when the ceiling has already been reached (see lease.ts).
  */
-export function clampGrant({ now, ttlMs, hardMaxTtlMs, ceiling }: ClampInput): Grant {
+export function clampGrant({ now, ttlMs, hardMaxTtlMs, ceiling, chainRemainingMs = Number.POSITIVE_INFINITY }: ClampInput): Grant {
   const ceilingMs = ceilingRemainingMs(ceiling, now);
-  const grantedMs = Math.min(ttlMs, hardMaxTtlMs, ceilingMs);
+  const grantedMs = Math.min(ttlMs, hardMaxTtlMs, ceilingMs, chainRemainingMs);
   const clampedBy: ClampReason[] = [];
   if (hardMaxTtlMs < ttlMs && hardMaxTtlMs === grantedMs) clampedBy.push('hard_max');
   if (ceilingMs < ttlMs && ceilingMs === grantedMs) clampedBy.push('authorized_until');
+  if (chainRemainingMs < ttlMs && chainRemainingMs === grantedMs) clampedBy.push('chain_cap');
   return {
     expiresAtBootMs: now.bootMs + grantedMs,
     expiresAtWallMs: now.wallMs + grantedMs,

@@ -4,7 +4,18 @@
 // hashes. The one-way rule is structural: no transition leaves `ended`.
 import { LeaseholdError, invalidArgument } from '../errors.ts';
 import { type ClockDomain, type ClockReading, type Instant, instantOf } from './clockReading.ts';
-import { DEFAULT_EVIDENCE_FRESHNESS_MS, type EvidenceSource, type LeaseTarget, type PidReading, type TargetObservation, judgeRenewalEvidence } from './evidence.ts';
+import { DEFAULT_EVIDENCE_FRESHNESS_MS, type EvidenceSource, type LeaseTarget, type PidReading, type TargetObservation, judgeRenewalEvidence, progressTokenOf } from './evidence.ts';
+import {
+  type ChainState,
+  DEFAULT_IDENTICAL_RENEWAL_LIMIT,
+  EMPTY_PROGRESS,
+  type ProgressState,
+  advanceProgress,
+  chainCapReached,
+  chainFor,
+  chainPredecessor,
+  chainRemainingMs,
+} from './fuses.ts';
 import {
   type AuthorityCeiling,
   type ClampReason,
@@ -18,13 +29,13 @@ import {
   validateAuthorizedUntil,
   validateTtlMs,
 } from './grant.ts';
-import { type JobType, type LeaseKind, parseJobType, parseLeaseKind } from './jobType.ts';
+import { type JobType, type LeaseKind, kindForConsumers, parseJobType, parseLeaseKind } from './jobType.ts';
 import { hashesEqual } from './token.ts';
 
 export type WaitLeaseState = 'active' | 'degraded' | 'unknown' | 'ended';
 export type EndReason = 'released' | 'expired' | 'orphaned';
-/** Which bound an expired lease ran into: its TTL/hard max, or the operator's ceiling. */
-export type ExpiredBy = 'ttl' | 'authorized_until';
+/** Which bound an expired lease ran into: its TTL/hard max, the operator's ceiling, or its job-ref chain's cap (fuses.ts). */
+export type ExpiredBy = 'ttl' | 'authorized_until' | 'chain_cap';
 
 /** Who verifies the awaited target between renewals. */
 export type ObserverDescription =
@@ -77,6 +88,10 @@ export interface WaitLeaseRecord {
   lastRefusal: { code: 'EVIDENCE_MISSING'; message: string; at: Instant } | null;
   /** The one-shot "lease expired N ago" notice has been shown. */
   expiredNoticeConsumed: boolean;
+  /** The job-ref chain this lease belongs to and its cap (fuses.ts). */
+  chain: ChainState;
+  /** Progress tokens of its renewals: identical ones in a row, the last sign of progress (fuses.ts). */
+  progress: ProgressState;
 }
 
 /** The result of a transition that can be refused. On refusal `record` may still differ from the input (e.g. swept to expired): persist it when `changed`. */
@@ -102,6 +117,7 @@ function tokenMismatch(record: WaitLeaseRecord): LeaseholdError {
 }
 
 function endedError(record: WaitLeaseRecord): LeaseholdError {
+  if (record.expiredBy === 'chain_cap') return chainCapReached(record.jobRef, `wait-lease ${record.id} ended at the chain's deadline`);
   if (record.expiredBy === 'authorized_until') {
     return new LeaseholdError('OWNER_WINDOW_ENDED', `wait-lease ${record.id} reached its authorized_until; machine renewal past the ceiling is refused`, {
       field: 'authorized_until',
@@ -167,7 +183,9 @@ export function expireIfDue(record: WaitLeaseRecord, now: ClockReading): WaitLea
     const wallMs = Math.min(now.wallMs, record.expiresAtWallMs, ceiling?.wallMs ?? Number.POSITIVE_INFINITY);
     endedAt = { bootMs: record.expiresAtBootMs, wallMs, bootId: record.clockDomain.bootId };
   }
-  return { ...record, state: 'ended', endReason: 'expired', expiredBy: byCeiling ? 'authorized_until' : 'ttl', endedAt };
+  // A grant clamped to the chain's deadline that runs out there ran into the chain cap.
+  const byChain = !byCeiling && record.chain.deadlineBootMs !== null && record.expiresAtBootMs >= record.chain.deadlineBootMs;
+  return { ...record, state: 'ended', endReason: 'expired', expiredBy: byCeiling ? 'authorized_until' : byChain ? 'chain_cap' : 'ttl', endedAt };
 }
 
 /** Valid = counts for `waiting`: active, and not due at `now`. Degraded and unknown leases are not valid. */
@@ -208,8 +226,15 @@ export interface AcquireInput {
   hardMaxTtlMs: number;
   /** Per-job-type caps; each can only tighten hardMaxTtlMs. */
   hardMaxTtlMsByJobType?: HardMaxTtlByJobType;
-  /** The pane's leases at this generation: the set is keyed by job_ref. */
+  /**
+   * The pane's leases at this generation: the set is keyed by job_ref. Ended ones of the same
+   * job_ref are needed too: they decide which job-ref chain the new lease continues.
+   */
   paneLeases: readonly WaitLeaseRecord[];
+  /** The chain cap in force (null: none). */
+  chainCapMs?: number | null;
+  /** The token of the target as observed at acquire (a hold's pinned pid): the progress baseline. */
+  initialProgressToken?: string | null;
 }
 
 /**
@@ -219,7 +244,7 @@ export interface AcquireInput {
  * this pane generation (conflict: renew it with its token, or release it first). A degraded
  * or unknown lease for the same job_ref does not block: the new lease supersedes it in views.
  */
-export function acquire(input: AcquireInput): { record: WaitLeaseRecord; grant: Grant } {
+export function acquire(input: AcquireInput): { record: WaitLeaseRecord; grant: Grant; superseded: WaitLeaseRecord[] } {
   const ttlMs = validateTtlMs(input.ttlMs);
   const jobRef = validateJobRef(input.jobRef);
   const jobType = parseJobType(input.jobType);
@@ -228,9 +253,10 @@ export function acquire(input: AcquireInput): { record: WaitLeaseRecord; grant: 
   const authorizedUntil = validateAuthorizedUntil(input.authorizedUntil);
   const { now } = input;
 
-  const holder = input.paneLeases.find(
-    (lease) => lease.pane === input.pane && lease.generation === input.generation && lease.jobRef === jobRef && isValidAt(lease, now),
-  );
+  const sameJob = input.paneLeases.filter((lease) => lease.pane === input.pane && lease.generation === input.generation && lease.jobRef === jobRef);
+  // A declared lease supersedes an inferred one for the same job (inferred.ts); the reverse never happens.
+  const supersedes = (lease: WaitLeaseRecord) => kind === 'declared' && kindForConsumers(lease.kind) === 'inferred';
+  const holder = sameJob.find((lease) => isValidAt(lease, now) && !supersedes(lease));
   if (holder) {
     throw new LeaseholdError(
       'conflict',
@@ -245,7 +271,14 @@ export function acquire(input: AcquireInput): { record: WaitLeaseRecord; grant: 
       field: 'authorized_until',
     });
   }
-  const grant = clampGrant({ now, ttlMs, hardMaxTtlMs: hardMaxTtlMsFor(input.hardMaxTtlMs, input.hardMaxTtlMsByJobType, jobType), ceiling });
+  const chain = chainFor(chainPredecessor(input.paneLeases, input.pane, input.generation, jobRef), now, input.chainCapMs ?? null, jobRef);
+  const grant = clampGrant({
+    now,
+    ttlMs,
+    hardMaxTtlMs: hardMaxTtlMsFor(input.hardMaxTtlMs, input.hardMaxTtlMsByJobType, jobType),
+    ceiling,
+    chainRemainingMs: chainRemainingMs(chain, now),
+  });
   const record: WaitLeaseRecord = {
     id: input.id,
     pane: input.pane,
@@ -275,8 +308,14 @@ export function acquire(input: AcquireInput): { record: WaitLeaseRecord; grant: 
     lastEvidence: null,
     lastRefusal: null,
     expiredNoticeConsumed: false,
+    chain,
+    progress: { ...EMPTY_PROGRESS, token: input.initialProgressToken ?? null },
   };
-  return { record, grant };
+  const superseded = sameJob
+    .filter((lease) => supersedes(lease) && lease.state !== 'ended')
+    .map((lease) => endUnobserved(lease, { reason: `superseded by declared wait-lease ${record.id}`, now }).record)
+    .filter((lease) => lease.endReason === 'orphaned');
+  return { record, grant, superseded };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -356,6 +395,8 @@ export interface RenewInput {
   /** Per-job-type caps; each can only tighten hardMaxTtlMs. */
   hardMaxTtlMsByJobType?: HardMaxTtlByJobType;
   freshnessMs?: number;
+  /** K: identical renewals in a row that escalate to a page (default DEFAULT_IDENTICAL_RENEWAL_LIMIT). */
+  identicalRenewalLimit?: number;
 }
 
 /** The lease's own target, which renewal evidence must be about. */
@@ -440,7 +481,13 @@ export function renew(record: WaitLeaseRecord, input: RenewInput): LeaseOutcome<
     return refused(endedError(ended), record, ended);
   }
 
-  const grant = clampGrant({ now, ttlMs, hardMaxTtlMs: hardMaxTtlMsFor(input.hardMaxTtlMs, input.hardMaxTtlMsByJobType, record.jobType), ceiling });
+  const grant = clampGrant({
+    now,
+    ttlMs,
+    hardMaxTtlMs: hardMaxTtlMsFor(input.hardMaxTtlMs, input.hardMaxTtlMsByJobType, record.jobType),
+    ceiling,
+    chainRemainingMs: chainRemainingMs(bounded.chain, now),
+  });
   // The renewal counts as of its observation (a replayed listing is older news than its replay),
   // so the no-news bound runs from when the job was last seen.
   const age = Math.max(0, now.wallMs - observation.observedAtWallMs);
@@ -455,6 +502,13 @@ export function renew(record: WaitLeaseRecord, input: RenewInput): LeaseOutcome<
     clampedBy: grant.clampedBy,
     lastEvidence: observation,
     lastRefusal: null,
+    progress: advanceProgress(
+      bounded.progress,
+      progressTokenOf(observation),
+      now,
+      input.identicalRenewalLimit ?? DEFAULT_IDENTICAL_RENEWAL_LIMIT,
+      kindForConsumers(bounded.kind) === 'declared',
+    ),
   };
   return { ok: true, record: next, changed: true, grant };
 }

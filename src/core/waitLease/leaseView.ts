@@ -25,16 +25,25 @@ export interface LeaseView {
   /** Wall-clock estimate of the expiry, for display; the server judges on the boot clock. */
   expires_at: number;
   authorized_until: number | null;
-  clamped_by: ('hard_max' | 'authorized_until')[];
+  clamped_by: ('hard_max' | 'authorized_until' | 'chain_cap')[];
   observer: ObserverView;
   renew_count: number;
   last_evidence_at: number | null;
   end_reason: 'released' | 'expired' | 'orphaned' | null;
-  expired_by: 'ttl' | 'authorized_until' | null;
+  expired_by: 'ttl' | 'authorized_until' | 'chain_cap' | null;
   ended_at: number | null;
   ended_ago_ms: number | null;
   /** How long since it was granted, on the lease clock (a held lease shows "running for"). */
   running_ms: number;
+  /** The last sign of progress the machine saw (a renewal whose progress token changed), wall ms; null: none seen yet. */
+  last_progress_at: number | null;
+  /** Renewals in a row with the same evidence and no progress. */
+  identical_renewals: number;
+  /** Since when the lease has been escalated for no progress (K identical renewals), wall ms; null: not escalated. */
+  no_progress_since: number | null;
+  /** The job-ref chain: when its first lease was granted, and the cap's deadline (null: no cap), wall ms. */
+  chain_started_at: number;
+  chain_deadline: number | null;
 }
 
 export function observerView(observer: ObserverDescription): ObserverView {
@@ -77,5 +86,10 @@ export function leaseViewOf(record: WaitLeaseRecord, now: ClockReading): LeaseVi
     ended_at: current.endedAt?.wallMs ?? null,
     ended_ago_ms: current.endedAt ? elapsedMsSince(current.endedAt, now) : null,
     running_ms: elapsedMsSince(current.grantedAt, now),
+    last_progress_at: current.progress.lastProgressAt?.wallMs ?? null,
+    identical_renewals: current.progress.identicalRenewals,
+    no_progress_since: current.progress.stalledSince?.wallMs ?? null,
+    chain_started_at: current.chain.startedAt.wallMs,
+    chain_deadline: current.chain.deadlineWallMs,
   };
 }

@@ -2,14 +2,14 @@
 // for all of them: the machine never terminates paid resources and never self-extends, so no
 // disposition says "kill" or "extend".
 
-export const REASON_CODES = ['LEASE_STALE', 'EVIDENCE_MISSING', 'CHAIN_CAP_REACHED', 'OWNER_WINDOW_ENDED'] as const;
+export const REASON_CODES = ['LEASE_STALE', 'EVIDENCE_MISSING', 'CHAIN_CAP_REACHED', 'OWNER_WINDOW_ENDED', 'NO_PROGRESS'] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 
 /**
- * CHAIN_CAP_REACHED is reserved for the deferred chain-cap fuse: consumers must handle it, but
- * no code path emits it yet. Listed so emitters can assert they never produce it.
+ * Reason codes consumers must handle but no code path emits. Empty since the chain-cap fuse
+ * (fuses.ts) emits CHAIN_CAP_REACHED.
  */
-export const RESERVED_REASON_CODES: readonly ReasonCode[] = ['CHAIN_CAP_REACHED'];
+export const RESERVED_REASON_CODES: readonly ReasonCode[] = [];
 
 /** Dispositions, weakest first. Array position is strength. */
 export const DISPOSITIONS = [
@@ -20,7 +20,7 @@ export const DISPOSITIONS = [
   'drain_and_park',
   /** LEASE_STALE: re-verify the target, allow a grace period, page a human if still unresolved. */
   'reverify_then_page',
-  /** CHAIN_CAP_REACHED, or any reason code not known here: an anomaly; page a human now. */
+  /** CHAIN_CAP_REACHED, NO_PROGRESS (K identical renewals), or any reason code not known here: an anomaly; page a human now. */
   'page_immediately',
 ] as const;
 export type Disposition = (typeof DISPOSITIONS)[number];
@@ -48,6 +48,7 @@ const DISPOSITION_OF_REASON: Record<ReasonCode, Disposition> = {
   EVIDENCE_MISSING: 'refuse_renewal',
   CHAIN_CAP_REACHED: 'page_immediately',
   OWNER_WINDOW_ENDED: 'drain_and_park',
+  NO_PROGRESS: 'page_immediately',
 };
 
 /** The strongest safe disposition: what an unknown reason code gets (no kill, no extend, page). */

@@ -80,7 +80,11 @@ export interface VerdictOptions {
  * - OWNER_WINDOW_ENDED when it ended at its authorized_until within the window: a normal close.
  * - EVIDENCE_MISSING when its last renewal was refused for lack of target evidence and it has
  *   not been released or orphaned since.
- * Released and orphaned leases give no reason. CHAIN_CAP_REACHED is never emitted.
+ * - CHAIN_CAP_REACHED when it ended at its job-ref chain's cap within the window (fuses.ts):
+ *   unattended authority for the job is over; page now.
+ * - NO_PROGRESS while it is live and its last K renewals carried the same evidence with no
+ *   progress (fuses.ts): alive but still, the zombie signature; page now.
+ * Released and orphaned leases give no reason.
  */
 function reasonsFor(lease: WaitLeaseRecord, now: ClockReading, recentEndWindowMs: number): VerdictReason[] {
   const reasons: VerdictReason[] = [];
@@ -93,9 +97,15 @@ function reasonsFor(lease: WaitLeaseRecord, now: ClockReading, recentEndWindowMs
   } else if (lease.endReason === 'expired' && endedRecently) {
     if (lease.expiredBy === 'authorized_until') {
       reasons.push({ code: 'OWNER_WINDOW_ENDED', ...base, detail: 'authority ended at authorized_until' });
+    } else if (lease.expiredBy === 'chain_cap') {
+      reasons.push({ code: 'CHAIN_CAP_REACHED', ...base, detail: "the job-ref chain reached its cap on unattended authority (renewals included)" });
     } else {
       reasons.push({ code: 'LEASE_STALE', ...base, detail: 'expired without renewal or release' });
     }
+  }
+  if (lease.state !== 'ended' && lease.progress.stalledSince !== null) {
+    const since = lease.progress.lastProgressAt === null ? 'no sign of progress since it was granted' : `last sign of progress ${Math.round(elapsedMsSince(lease.progress.lastProgressAt, now) / 1000)} s ago`;
+    reasons.push({ code: 'NO_PROGRESS', ...base, detail: `${lease.progress.identicalRenewals} renewals in a row with the same evidence; ${since}` });
   }
   const stillRelevant = lease.state !== 'ended' || (lease.endReason === 'expired' && endedRecently);
   if (lease.lastRefusal && stillRelevant) {

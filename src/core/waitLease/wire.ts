@@ -22,7 +22,7 @@ export const JobTypeSchema = z
   .union([z.enum(BASE_JOB_TYPES), z.string().regex(new RegExp(`^other:${OTHER_NAME_PATTERN.source.slice(1)}`))])
   .describe('enforced job type: one of the base types, or other:<name> with a short lowercase name; omitted means other');
 export const LeaseKindSchema = z.enum(LEASE_KINDS).describe('declared (default) or inferred');
-export const ClampReasonSchema = z.enum(['hard_max', 'authorized_until']);
+export const ClampReasonSchema = z.enum(['hard_max', 'authorized_until', 'chain_cap']);
 
 // ---- acquire -----------------------------------------------------------------------------------
 
@@ -154,10 +154,15 @@ export const LeaseViewSchema = z.strictObject({
   renew_count: NonNegativeMs,
   last_evidence_at: z.int().nullable(),
   end_reason: z.enum(['released', 'expired', 'orphaned']).nullable(),
-  expired_by: z.enum(['ttl', 'authorized_until']).nullable(),
+  expired_by: z.enum(['ttl', 'authorized_until', 'chain_cap']).nullable(),
   ended_at: z.int().nullable(),
   ended_ago_ms: NonNegativeMs.nullable(),
   running_ms: NonNegativeMs.optional().describe('time since the grant, on the lease clock'),
+  last_progress_at: z.int().nullable().optional().describe('the last sign of progress seen (a renewal whose progress token changed: CPU time, a progress value), wall ms'),
+  identical_renewals: NonNegativeMs.optional().describe('renewals in a row with the same evidence and no progress'),
+  no_progress_since: z.int().nullable().optional().describe('escalated (NO_PROGRESS, page now) since, wall ms: K identical renewals in a row'),
+  chain_started_at: z.int().optional().describe("the first grant of this lease's job-ref chain, wall ms"),
+  chain_deadline: z.int().nullable().optional().describe('when the chain cap ends unattended authority for the chain (CHAIN_CAP_REACHED), wall ms; null: no cap'),
   // Added by the server's views (optional so core's leaseViewOf output still parses).
   session_id: z.string().nullable().optional().describe('the Claude Code session the lease was acquired for, if any'),
   notice_pending: z.boolean().optional().describe('the one-shot "lease expired N ago" notice is still to be shown (POST .../notice-consumed)'),
@@ -177,6 +182,18 @@ export const PaneViewSchema = z.strictObject({
   registered_at: z.int().optional(),
   sessions: z.array(z.string()).optional().describe('Claude Code sessions bound to the current generation'),
 });
+
+// ---- shell integration (the extension's reports, feeding the inferred tier) --------------------
+
+export const SHELL_COMMAND_LINE_MAX_LENGTH = 2000;
+export const ShellExecutionReportSchema = z
+  .strictObject({
+    event: z.enum(['start', 'end', 'output']).describe('a command started, ended, or printed output (a sign of progress)'),
+    command_line: z.string().max(SHELL_COMMAND_LINE_MAX_LENGTH).optional().describe('the command line, on start'),
+    exit_code: z.int().min(-2_147_483_648).max(2_147_483_647).nullable().optional().describe('the exit code, on end (null: not reported)'),
+  })
+  .describe("VS Code shell integration's report of a pane's command (onDidStartTerminalShellExecution / onDidEndTerminalShellExecution)");
+export type ShellExecutionReport = z.infer<typeof ShellExecutionReportSchema>;
 
 // ---- panes and sessions (server requests) ------------------------------------------------------
 

@@ -1,5 +1,6 @@
 // The lease ledger as a Markdown document (Show Lease Ledger). Pure.
 import type { LedgerRowWire } from '../../core/waitLease/wire.ts';
+import { DEFAULT_SUGGEST_MIN_SAMPLES, suggestTtls } from '../../core/waitLease/ttlSuggest.ts';
 
 /** The read-only document scheme the ledger opens under. */
 export const LEDGER_SCHEME = 'leasehold-ledger';
@@ -53,5 +54,19 @@ export function ledgerMarkdown(rows: readonly LedgerRowWire[], generatedAtMs: nu
       `| ${localTime(row.granted_at)} | ${pane} | \`${cell(row.job_ref)}\` | ${cell(names.description?.(row.lease_id))} | ${row.job_type} | ${row.kind} | ${durationToSecond(row.declared_ttl_ms)} | ${localTime(row.ended_at)} | ${row.end_reason ?? 'open'} | ${row.censoring} | ${row.measured_duration_ms === null ? '' : durationToSecond(row.measured_duration_ms)} | ${cell(row.release_note)} |`,
     );
   }
+  out.push(...suggestionsMarkdown(rows));
   return `${out.join('\n')}\n`;
+}
+
+/** Measured-TTL suggestions from the rows shown (core ttlSuggest.ts): a suggestion, never applied. */
+function suggestionsMarkdown(rows: readonly LedgerRowWire[]): string[] {
+  const suggestions = suggestTtls(rows);
+  const out = ['', '## Suggested TTLs', '', 'p95 of the measured durations of released leases (censoring `exact`) in the rows above, per job type; never declared TTLs, never expired rows. Shown, never applied: `leasehold ledger suggest` reads the whole ledger.', ''];
+  if (suggestions.length === 0) return [...out, '_Nothing measured yet._'];
+  out.push('| type | samples | p50 | p95 | max | suggested TTL |', '|---|---|---|---|---|---|');
+  for (const row of suggestions) {
+    const suggested = row.suggested_ttl_ms === null ? `_fewer than ${DEFAULT_SUGGEST_MIN_SAMPLES} samples_` : durationToSecond(row.suggested_ttl_ms);
+    out.push(`| ${row.job_type} | ${row.samples} | ${durationToSecond(row.p50_ms)} | ${durationToSecond(row.percentile_ms)} | ${durationToSecond(row.max_ms)} | ${suggested} |`);
+  }
+  return out;
 }

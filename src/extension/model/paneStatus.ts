@@ -6,6 +6,7 @@ import type { ClockDomain, ClockReading } from '../../core/waitLease/clockReadin
 import { annotatePane, formatAgo, formatRemaining, isHeld, leaseTimeText } from '../../core/waitLease/annotation.ts';
 import { kindForConsumers, type JobType } from '../../core/waitLease/jobType.ts';
 import type { WaitLeaseRecord } from '../../core/waitLease/lease.ts';
+import { EMPTY_PROGRESS } from '../../core/waitLease/fuses.ts';
 import { currentLeasesByJobRef } from '../../core/waitLease/paneLeases.ts';
 import type { PaneViewWire } from '../../core/waitLease/wire.ts';
 
@@ -95,6 +96,9 @@ export function recordFromView(view: LeaseViewWire, readAt: LocalInstant, notice
     lastEvidence: null,
     lastRefusal: null,
     expiredNoticeConsumed: noticeConsumed,
+    // Fuses are the server's to judge; the local copy only counts down what the view says.
+    chain: { startedAt: grantedAt, deadlineBootMs: null, deadlineWallMs: null },
+    progress: EMPTY_PROGRESS,
   };
 }
 

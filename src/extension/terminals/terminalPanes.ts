@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import type { LeaseholdClient } from '../../client/client.ts';
 import { paneNameFor, processStartTime } from './processStart.ts';
+import { SHELL_COMMAND_LINE_MAX_LENGTH, type ShellExecutionReport } from '../../core/waitLease/wire.ts';
 
 interface TrackedTerminal {
   name: string;
@@ -14,6 +15,9 @@ interface TrackedTerminal {
   agentExited?: boolean;
 }
 
+/** How often a running command's output is reported as progress (at most). */
+const OUTPUT_REPORT_INTERVAL_MS = 5_000;
+
 /** A command line that starts Claude Code. */
 const CLAUDE_COMMAND = /^\s*(?:\S*\/)?claude(?:\s|$)/;
 
@@ -21,6 +25,7 @@ export class TerminalPanes implements vscode.Disposable {
   private readonly tracked = new Map<vscode.Terminal, TrackedTerminal>();
   private readonly disposables: vscode.Disposable[] = [];
   private counter = 0;
+  private executionReportsRefused = false;
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private readonly windowSession: string;
@@ -38,8 +43,17 @@ export class TerminalPanes implements vscode.Disposable {
       vscode.window.onDidOpenTerminal((terminal) => void this.track(terminal)),
       vscode.window.onDidCloseTerminal((terminal) => void this.untrack(terminal)),
       // Its row must not keep an agent state after Claude Code exits: the pane is a shell again.
-      vscode.window.onDidStartTerminalShellExecution((event) => this.agentRunning(event.terminal, event.execution.commandLine.value, true)),
-      vscode.window.onDidEndTerminalShellExecution((event) => this.agentRunning(event.terminal, event.execution.commandLine.value, false)),
+      vscode.window.onDidStartTerminalShellExecution((event) => {
+        this.agentRunning(event.terminal, event.execution.commandLine.value, true);
+        // The inferred tier: the server names the pane's job by this command line and ends its
+        // inferred lease with the exit code; new output counts as a sign of progress.
+        this.reportExecution(event.terminal, { event: 'start', command_line: event.execution.commandLine.value.slice(0, SHELL_COMMAND_LINE_MAX_LENGTH) });
+        void this.followOutput(event.terminal, event.execution);
+      }),
+      vscode.window.onDidEndTerminalShellExecution((event) => {
+        this.agentRunning(event.terminal, event.execution.commandLine.value, false);
+        this.reportExecution(event.terminal, { event: 'end', exit_code: event.exitCode ?? null });
+      }),
     );
     for (const terminal of vscode.window.terminals) void this.track(terminal);
   }
@@ -57,6 +71,33 @@ export class TerminalPanes implements vscode.Disposable {
     if (!entry || !CLAUDE_COMMAND.test(commandLine)) return;
     entry.agentExited = !running;
     this.changed.fire();
+  }
+
+  /** Best effort: a report lost to a restarting server only delays the inference by a tick. */
+  private reportExecution(terminal: vscode.Terminal, report: ShellExecutionReport): void {
+    const entry = this.tracked.get(terminal);
+    const client = this.client();
+    if (!entry?.registered || !client || this.executionReportsRefused) return;
+    client.reportShellExecution(entry.name, report).catch((error: Error & { code?: string }) => {
+      // A server started with --no-inference refuses them: stop sending until the next window.
+      if (error.code === 'conflict') this.executionReportsRefused = true;
+      else this.log.debug(`shell-integration report for ${entry.name}: ${error.message}`);
+    });
+  }
+
+  /** Output as a sign of progress, reported at most once per OUTPUT_REPORT_INTERVAL_MS. */
+  private async followOutput(terminal: vscode.Terminal, execution: vscode.TerminalShellExecution): Promise<void> {
+    let last = 0;
+    try {
+      for await (const _chunk of execution.read()) {
+        const now = Date.now();
+        if (now - last < OUTPUT_REPORT_INTERVAL_MS) continue;
+        last = now;
+        this.reportExecution(terminal, { event: 'output' });
+      }
+    } catch {
+      // The stream ends with the terminal; nothing to report then.
+    }
   }
 
   terminalOf(paneName: string): vscode.Terminal | undefined {

@@ -22,6 +22,12 @@ export interface ProcessInfo {
   /** Single-letter scheduler state (R, S, D, Z, ...). "Z" means exited but not yet reaped. */
   state: string;
   comm: string;
+  /**
+   * CPU time used, in clock ticks: user + system of the process and of its children it has
+   * waited for (Linux /proc stat fields 14-17). Undefined where the platform does not say
+   * cheaply (macOS). Only its movement means anything: it is a progress marker.
+   */
+  cpuTicks?: number;
 }
 
 const isLinux = process.platform === 'linux';
@@ -44,7 +50,9 @@ export function parseProcStat(text: string): ProcessInfo | null {
   if (!Number.isInteger(pid) || !Number.isInteger(ppid) || state === undefined || !/^\d+$/.test(startTicks ?? '')) {
     return null;
   }
-  return { pid, ppid, startTime: startTicks, state, comm };
+  const cpu = [rest[14 - 3], rest[15 - 3], rest[16 - 3], rest[17 - 3]].map(Number);
+  const cpuTicks = cpu.every((value) => Number.isSafeInteger(value) && value >= 0) ? cpu.reduce((sum, value) => sum + value, 0) : undefined;
+  return { pid, ppid, startTime: startTicks, state, comm, ...(cpuTicks === undefined ? {} : { cpuTicks }) };
 }
 
 /**

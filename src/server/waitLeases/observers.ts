@@ -15,7 +15,7 @@ export const defaultProcessReader: ProcessReader = readProcessInfo;
 export function pidReadingOf(pid: number, read: ProcessReader, readAtWallMs: number): PidReading {
   const info = read(pid);
   const running = info !== null && info.pid === pid && info.state !== 'Z';
-  return { pid, startTime: running ? info.startTime : null, readAtWallMs };
+  return { pid, startTime: running ? info.startTime : null, readAtWallMs, ...(running && info.cpuTicks !== undefined ? { cpuTicks: info.cpuTicks } : {}) };
 }
 
 export interface ProviderJobTarget {

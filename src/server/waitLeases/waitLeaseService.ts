@@ -8,6 +8,9 @@ import type { ClockDomain, ClockReading } from '../../core/waitLease/clockReadin
 import { DEFAULT_HARD_MAX_TTL_MS, type HardMaxTtlByJobType, hardMaxTtlMsFor } from '../../core/waitLease/grant.ts';
 import { pinPidTarget } from '../../core/waitLease/hold.ts';
 import type { EvidenceSource, PidReading } from '../../core/waitLease/evidence.ts';
+import { pidProgressToken } from '../../core/waitLease/evidence.ts';
+import { DEFAULT_CHAIN_CAP_MS, DEFAULT_IDENTICAL_RENEWAL_LIMIT, progressSeen } from '../../core/waitLease/fuses.ts';
+import { type TtlSuggestion, suggestTtls } from '../../core/waitLease/ttlSuggest.ts';
 import {
   type LeaseOutcome,
   type ObserverDescription,
@@ -71,6 +74,10 @@ export interface WaitLeaseServiceOptions {
   hardMaxTtlMs?: number;
   /** Per-job-type hard max TTLs (validated: each only tightens hardMaxTtlMs). */
   hardMaxTtlMsByJobType?: HardMaxTtlByJobType;
+  /** The chain cap: unattended authority per job-ref chain, renewals included (default 4 h; null: none). */
+  chainCapMs?: number | null;
+  /** K: identical renewals in a row that escalate to a page (default 12). */
+  identicalRenewalLimit?: number;
   readProcess?: ProcessReader;
   providerTimeoutMs?: number;
   /** A lease was granted or shortened: the sweeper re-arms its timer. */
@@ -111,6 +118,8 @@ export class WaitLeaseService {
   readonly clock: LeaseClock;
   readonly hardMaxTtlMs: number;
   readonly hardMaxTtlMsByJobType: HardMaxTtlByJobType;
+  readonly chainCapMs: number | null;
+  readonly identicalRenewalLimit: number;
   readonly readProcess: ProcessReader;
   readonly providerTimeoutMs: number;
   readonly machineId: string;
@@ -124,6 +133,8 @@ export class WaitLeaseService {
     this.bus = options.bus;
     this.hardMaxTtlMs = options.hardMaxTtlMs ?? DEFAULT_HARD_MAX_TTL_MS;
     this.hardMaxTtlMsByJobType = options.hardMaxTtlMsByJobType ?? {};
+    this.chainCapMs = options.chainCapMs === undefined ? DEFAULT_CHAIN_CAP_MS : options.chainCapMs;
+    this.identicalRenewalLimit = options.identicalRenewalLimit ?? DEFAULT_IDENTICAL_RENEWAL_LIMIT;
     this.readProcess = options.readProcess ?? defaultProcessReader;
     this.providerTimeoutMs = options.providerTimeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS;
     this.machineId = options.machineId ?? 'local';
@@ -345,11 +356,16 @@ export class WaitLeaseService {
 
   // Lease verbs ----------------------------------------------------------------------
 
-  async acquire(request: AcquireRequest, options: { sessionId?: string | null; observer?: ObserverDescription } = {}): Promise<GrantResponse> {
+  async acquire(
+    request: AcquireRequest,
+    options: { sessionId?: string | null; observer?: ObserverDescription; initialProgressToken?: string | null } = {},
+  ): Promise<GrantResponse> {
     const token = newLeaseToken((length) => randomBytes(length));
     const tokenHash = hashToken(token);
     const sessionId = options.sessionId ?? null;
+    const superseded: WaitLeaseRecord[] = [];
     const { record, grant, registered } = await this.store.transaction(async (tx) => {
+      superseded.length = 0; // a retried transaction decides again
       const now = this.clock.read();
       let pane = await this.store.lockPane(tx, request.pane);
       let registered = false;
@@ -371,7 +387,9 @@ export class WaitLeaseService {
           );
         }
       }
-      const paneLeases = (await this.store.listLeases({ pane: pane.name, generation: pane.generation, live: true }, tx)).map((stored) => stored.record);
+      // Every lease of this job_ref on this generation, ended ones too: core decides the conflict and which chain continues.
+      const sameJob = await this.store.listLeases({ pane: pane.name, generation: pane.generation, jobRef: request.job_ref }, tx);
+      const paneLeases = sameJob.map((stored) => stored.record);
       const result = acquireLease({
         id: generateId('wl'),
         pane: pane.name,
@@ -388,12 +406,20 @@ export class WaitLeaseService {
         hardMaxTtlMs: this.hardMaxTtlMs,
         hardMaxTtlMsByJobType: this.hardMaxTtlMsByJobType,
         paneLeases,
+        chainCapMs: this.chainCapMs,
+        initialProgressToken: options.initialProgressToken,
       });
       await this.store.insertLease(tx, result.record, sessionId, now.wallMs, this.machineId);
+      for (const ended of result.superseded) {
+        // Best effort: an inferred lease that changed meanwhile is superseded by the observer's next tick.
+        const version = sameJob.find((stored) => stored.record.id === ended.id)?.version;
+        if (version !== undefined && (await this.store.compareAndSet(ended, version, now.wallMs, tx))) superseded.push(ended);
+      }
       return { ...result, registered };
     });
     if (registered) this.bus.publish({ type: 'pane.changed', human_id: this.owner, pane: record.pane, change: 'registered' });
     this.bus.publish({ type: 'lease.changed', human_id: this.owner, pane: record.pane, lease_id: record.id, change: 'acquired' });
+    this.publishLeaseChanges(superseded, 'superseded');
     this.options.onDeadlineChanged?.();
     return { lease_id: record.id, token, expires_in_ms: grant.expiresInMs, clamped_by: grant.clampedBy };
   }
@@ -407,10 +433,12 @@ export class WaitLeaseService {
    */
   async hold(request: HoldRequest, options: { sessionId?: string | null; allowCommand?: boolean } = {}): Promise<GrantResponse> {
     let observer: ObserverDescription;
+    let initialProgressToken: string | null = null;
     const target = request.target;
     if ('pid' in target) {
       const reading = pidReadingOf(target.pid, this.readProcess, this.clock.read().wallMs);
       observer = pinPidTarget(target, reading.startTime === null ? null : reading);
+      if (observer.kind === 'pid') initialProgressToken = pidProgressToken(observer.pid, observer.startTime, reading);
     } else {
       const job = target.provider_job;
       if (job.command && options.allowCommand !== true) {
@@ -438,7 +466,7 @@ export class WaitLeaseService {
         description: request.description,
         authorized_until: request.authorized_until,
       },
-      { sessionId: options.sessionId, observer },
+      { sessionId: options.sessionId, observer, initialProgressToken },
     );
     this.options.onHoldStarted?.();
     return grant;
@@ -463,6 +491,7 @@ export class WaitLeaseService {
           now,
           hardMaxTtlMs: this.hardMaxTtlMs,
         hardMaxTtlMsByJobType: this.hardMaxTtlMsByJobType,
+          identicalRenewalLimit: this.identicalRenewalLimit,
         }),
       'renewed',
     );
@@ -595,6 +624,15 @@ export class WaitLeaseService {
     return this.store.ledger({ ...filter, limit });
   }
 
+  /**
+   * Measured-TTL suggestions per job type (core ttlSuggest.ts): from released, exactly-censored
+   * rows only. Shown to a human, never applied: no decision path calls this.
+   */
+  async suggestTtls(filter: { kind?: string; since?: number; percentile?: number; minSamples?: number }): Promise<TtlSuggestion[]> {
+    const rows = await this.store.measuredDurations({ kind: filter.kind, since: filter.since });
+    return suggestTtls(rows, { percentile: filter.percentile, minSamples: filter.minSamples });
+  }
+
   // Maintenance (sweeper, clock watcher, hold loop) ------------------------------------
 
   /** Ends the lease as expired when it is due; returns true when it was written. */
@@ -724,7 +762,23 @@ export class WaitLeaseService {
         now,
         hardMaxTtlMs: this.hardMaxTtlMs,
         hardMaxTtlMsByJobType: this.hardMaxTtlMsByJobType,
+        identicalRenewalLimit: this.identicalRenewalLimit,
       });
+
+  }
+
+  /** A sign of progress the server saw between renewals (a command's output, wall ms): recorded on the lease (core fuses.ts). */
+  async noteProgress(leaseId: string, atWallMs: number): Promise<void> {
+    await this.transitionWithReading(
+      leaseId,
+      (record, now): LeaseOutcome => {
+        if (leaseAt(record, now).state !== 'active') return { ok: true, record, changed: false };
+        const at = { wallMs: atWallMs, bootMs: now.bootMs - Math.max(0, now.wallMs - atWallMs), bootId: now.domain.bootId };
+        const progress = progressSeen(record.progress, at);
+        return progress === record.progress ? { ok: true, record, changed: false } : { ok: true, record: { ...record, progress }, changed: true };
+      },
+      'progress',
+    );
   }
 
   async releaseHeld(leaseId: string, reason: string): Promise<void> {

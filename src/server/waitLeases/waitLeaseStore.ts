@@ -8,6 +8,8 @@ import type { TargetObservation } from '../../core/waitLease/evidence.ts';
 import type { JobType, LeaseKind } from '../../core/waitLease/jobType.ts';
 import type { ObserverDescription, WaitLeaseRecord } from '../../core/waitLease/lease.ts';
 import { type LedgerRow, ledgerRowOf } from '../../core/waitLease/ledger.ts';
+import { EMPTY_PROGRESS, type ProgressState } from '../../core/waitLease/fuses.ts';
+import type { MeasuredRow } from '../../core/waitLease/ttlSuggest.ts';
 import { first, type Db, type SqlExecutor, type SqlValue } from '../db/sql.ts';
 
 export type PaneSource = 'vscode' | 'cli';
@@ -122,6 +124,12 @@ interface LeaseRow {
   version: number;
   machine_id: string | null;
   human_id: string | null;
+  chain_started_at: number | null;
+  chain_started_boot_ms: number | null;
+  chain_started_boot_id: string | null;
+  chain_deadline_boot_ms: number | null;
+  chain_deadline_wall_ms: number | null;
+  progress: string | null;
 }
 
 const PANE_COLUMNS =
@@ -167,6 +175,12 @@ const LEASE_COLUMNS = [
   'version',
   'machine_id',
   'human_id',
+  'chain_started_at',
+  'chain_started_boot_ms',
+  'chain_started_boot_id',
+  'chain_deadline_boot_ms',
+  'chain_deadline_wall_ms',
+  'progress',
 ] as const;
 const SELECT_LEASE = `SELECT ${LEASE_COLUMNS.join(', ')} FROM wait_leases`;
 
@@ -197,6 +211,7 @@ const MUTABLE_COLUMNS = [
   // Pinned once, on a lease that had none (a launch found its process late: pinObserver).
   'observer_kind',
   'observer',
+  'progress',
 ] as const;
 
 function toPane(row: PaneRow): PaneRecord {
@@ -229,6 +244,7 @@ function domainClause(domain: ClockDomain): { clause: string; params: SqlValue[]
 
 function toStored(row: LeaseRow): StoredLease {
   const num = (value: number | null) => (value === null ? null : Number(value));
+  const grantedAt = { wallMs: Number(row.granted_at), bootMs: Number(row.granted_boot_ms), bootId: row.granted_boot_id };
   const record: WaitLeaseRecord = {
     id: row.id,
     pane: row.pane,
@@ -239,7 +255,7 @@ function toStored(row: LeaseRow): StoredLease {
     description: row.description,
     tokenHash: row.token_hash,
     declaredTtlMs: Number(row.declared_ttl_ms),
-    grantedAt: { wallMs: Number(row.granted_at), bootMs: Number(row.granted_boot_ms), bootId: row.granted_boot_id },
+    grantedAt,
     clockDomain: { bootId: row.clock_boot_id, countsSuspend: Boolean(row.clock_counts_suspend) },
     renewedAt: row.renewed_at === null ? null : { wallMs: Number(row.renewed_at), bootMs: Number(row.renewed_boot_ms), bootId: row.renewed_boot_id },
     renewCount: Number(row.renew_count),
@@ -258,6 +274,14 @@ function toStored(row: LeaseRow): StoredLease {
     lastEvidence: json<TargetObservation>(row.last_evidence),
     lastRefusal: json<WaitLeaseRecord['lastRefusal']>(row.last_refusal),
     expiredNoticeConsumed: Boolean(row.expired_notice_consumed),
+    // A row from before the fuses (migration 0010) is a chain of its own with no cap.
+    chain: {
+      startedAt:
+        row.chain_started_at === null ? grantedAt : { wallMs: Number(row.chain_started_at), bootMs: Number(row.chain_started_boot_ms), bootId: row.chain_started_boot_id },
+      deadlineBootMs: num(row.chain_deadline_boot_ms),
+      deadlineWallMs: num(row.chain_deadline_wall_ms),
+    },
+    progress: json<ProgressState>(row.progress) ?? EMPTY_PROGRESS,
   };
   return { record, sessionId: row.session_id, version: Number(row.version), machineId: row.machine_id, humanId: row.human_id };
 }
@@ -294,6 +318,7 @@ function mutableValues(record: WaitLeaseRecord): SqlValue[] {
     ms(ledger.measured_duration_ms),
     record.observer.kind,
     JSON.stringify(record.observer),
+    JSON.stringify(record.progress),
   ];
 }
 
@@ -346,6 +371,20 @@ export class WaitLeaseStore {
     const mine = this.mine();
     const row = await first<PaneRow>(tx, `SELECT ${PANE_COLUMNS} FROM panes WHERE name = ?${mine.clause}${lock}`, [name, ...mine.params]);
     return row && toPane(row);
+  }
+
+  /**
+   * The inferred tier's work list: open panes registered on `machineId` (or before machines
+   * were recorded) with a shell pid and start time to observe, each with its owner, across
+   * humans (the observer acts for each pane's owner).
+   */
+  async observablePanes(machineId: string): Promise<Array<{ pane: PaneRecord; humanId: string }>> {
+    const rows = await this.db.all<PaneRow & { human_id: string }>(
+      `SELECT ${PANE_COLUMNS}, human_id FROM panes WHERE closed_at IS NULL AND shell_pid IS NOT NULL AND shell_start_time IS NOT NULL
+       AND (machine_id = ? OR machine_id IS NULL) AND human_id <> '' ORDER BY human_id, name`,
+      [machineId],
+    );
+    return rows.map((row) => ({ pane: toPane(row), humanId: row.human_id }));
   }
 
   async listOpenPanes(): Promise<PaneRecord[]> {
@@ -530,6 +569,11 @@ export class WaitLeaseStore {
       now,
       machineId,
       this.owner(),
+      ms(record.chain.startedAt.wallMs),
+      ms(record.chain.startedAt.bootMs),
+      record.chain.startedAt.bootId,
+      ms(record.chain.deadlineBootMs),
+      ms(record.chain.deadlineWallMs),
     ];
     const columns = [
       'id',
@@ -550,6 +594,11 @@ export class WaitLeaseStore {
       'updated_at',
       'machine_id',
       'human_id',
+      'chain_started_at',
+      'chain_started_boot_ms',
+      'chain_started_boot_id',
+      'chain_deadline_boot_ms',
+      'chain_deadline_wall_ms',
       ...MUTABLE_COLUMNS,
     ];
     const values = [...identity, ...mutableValues(record)];
@@ -795,6 +844,22 @@ export class WaitLeaseStore {
       censoring: row.censoring,
       measured_duration_ms: row.measured_duration_ms === null ? null : Number(row.measured_duration_ms),
     }));
+  }
+
+  /** Released, exactly-censored rows with a measured duration: all the TTL suggester may read (core ttlSuggest.ts). */
+  async measuredDurations(filter: { kind?: string; since?: number }): Promise<MeasuredRow[]> {
+    const where = ["end_reason = 'released'", "censoring = 'exact'", 'measured_duration_ms IS NOT NULL'];
+    const params: SqlValue[] = [];
+    if (filter.kind !== undefined) {
+      where.push('kind = ?');
+      params.push(filter.kind);
+    }
+    if (filter.since !== undefined) {
+      where.push('granted_at >= ?');
+      params.push(filter.since);
+    }
+    const rows = await this.db.all<{ job_type: string; measured_duration_ms: number }>(`SELECT job_type, measured_duration_ms FROM wait_leases WHERE ${where.join(' AND ')}`, params);
+    return rows.map((row) => ({ job_type: row.job_type, end_reason: 'released', censoring: 'exact', measured_duration_ms: Number(row.measured_duration_ms) }));
   }
 
   // The persisted clock domain ----------------------------------------------------------

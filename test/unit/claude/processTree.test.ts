@@ -77,7 +77,7 @@ describe('process identity and tree', function () {
 
     it('parses a comm that contains spaces and parentheses', () => {
       const line = '4242 (my (weird) comm) S 4100 4242 4100 0 -1 4194304 101 0 0 0 0 0 0 0 20 0 1 0 987654 3133440 412 18446744073709551615';
-      assert.deepEqual(parseProcStat(line), { pid: 4242, ppid: 4100, startTime: '987654', state: 'S', comm: 'my (weird) comm' });
+      assert.deepEqual(parseProcStat(line), { pid: 4242, ppid: 4100, startTime: '987654', state: 'S', comm: 'my (weird) comm', cpuTicks: 0 });
     });
 
     it('parses macOS ps output with its five-token start time', () => {

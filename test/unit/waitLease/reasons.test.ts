@@ -50,6 +50,6 @@ describe('wait-lease reason codes and dispositions', () => {
     const paging = DISPOSITIONS.filter((d) => dispositionRule(d).page !== 'no');
     const quiet = DISPOSITIONS.filter((d) => dispositionRule(d).page === 'no');
     for (const p of paging) for (const q of quiet) assert.ok(dispositionStrength(p) > dispositionStrength(q), `${p} > ${q}`);
-    assert.equal(REASON_CODES.length, 4);
+    assert.equal(REASON_CODES.length, 5);
   });
 });

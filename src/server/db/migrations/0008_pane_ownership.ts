@@ -28,7 +28,7 @@ CREATE INDEX pane_sessions_by_human ON pane_sessions (human_id, pane, generation
 `;
 
 /** Rebuilds one SQLite table from its current DDL passed through `transform`, keeping its rows and indexes. */
-async function rebuildSqliteTable(tx: SqlExecutor, table: string, transform: (ddl: string) => string): Promise<void> {
+export async function rebuildSqliteTable(tx: SqlExecutor, table: string, transform: (ddl: string) => string): Promise<void> {
   const [created] = await tx.all<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`, [table]);
   if (!created) throw new Error(`migration 8: no table ${table}`);
   const indexes = await tx.all<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`, [table]);

@@ -8,6 +8,7 @@ import { teamModeMigration } from './0004_team_mode.ts';
 import { claimClockMigration } from './0006_claim_clock.ts';
 import { claimEventKindsMigration } from './0007_claim_event_kinds.ts';
 import { paneOwnershipMigration } from './0008_pane_ownership.ts';
+import { leaseFusesMigration } from './0010_lease_fuses.ts';
 
 export interface Migration {
   version: number;
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
   claimClockMigration,
   claimEventKindsMigration,
   paneOwnershipMigration,
+  leaseFusesMigration,
 ];
 
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));

@@ -15,10 +15,12 @@ import {
   RenewRequestSchema,
   SessionIdSchema,
   SetDisplayRequestSchema,
+  ShellExecutionReportSchema,
   TeardownCheckRequestSchema,
 } from '../../../core/waitLease/wire.ts';
 import { parseWire } from '../../../core/wire/validate.ts';
 import type { WaitLeaseService } from '../../waitLeases/waitLeaseService.ts';
+import type { InferenceObserver } from '../../waitLeases/inference.ts';
 import { ok, type RequestContext, type Route, type RouteResult } from '../router.ts';
 
 const listQuerySchema = z.strictObject({
@@ -34,6 +36,13 @@ const ledgerQuerySchema = z.strictObject({
   end_reason: z.enum(['released', 'expired', 'orphaned']).optional(),
   since: z.coerce.number().int().nonnegative().optional(),
   limit: z.coerce.number().int().positive().max(1000).optional(),
+});
+
+const suggestQuerySchema = z.strictObject({
+  kind: z.enum(['declared', 'inferred']).optional(),
+  since: z.coerce.number().int().nonnegative().optional(),
+  percentile: z.coerce.number().int().min(50).max(100).optional(),
+  min_samples: z.coerce.number().int().positive().max(1_000_000).optional(),
 });
 
 function objectBody(body: unknown): Record<string, unknown> {
@@ -178,8 +187,41 @@ export function waitLeaseRoutes(root: WaitLeaseService): Route[] {
         return ok({ rows: await service.ledger({ jobType: query.job_type, kind: query.kind, endReason: query.end_reason, since: query.since, limit: query.limit }) });
       },
     },
+    {
+      method: 'GET',
+      path: '/api/v1/ledger/suggestions',
+      handler: async ({ service, url }) => {
+        const query = parseWire(suggestQuerySchema, Object.fromEntries(url.searchParams), 'query');
+        return ok({ suggestions: await service.suggestTtls({ kind: query.kind, since: query.since, percentile: query.percentile, minSamples: query.min_samples }), applied: false });
+      },
+    },
   ];
   // The one place REST reaches panes and leases: always as the requesting human, so another
   // human's pane, lease, session or ledger row is the same 404 (or absence) as a missing one.
   return routes.map((route) => ({ ...route, handler: (context) => route.handler({ ...context, service: root.forHuman(context.human.id) }) }));
+}
+
+/**
+ * VS Code's shell-integration reports for a pane (the extension sends them), feeding the
+ * inferred tier's observer. Without an observer (serve --no-inference) a report is refused
+ * with a code, so the extension can stop sending them.
+ */
+export function shellExecutionRoutes(root: WaitLeaseService, inference: () => InferenceObserver | undefined): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/panes/:pane/shell-executions',
+      write: true,
+      handler: async ({ params, body, human }) => {
+        const report = parseWire(ShellExecutionReportSchema, objectBody(body), 'body');
+        if (report.event === 'start' && (report.command_line === undefined || report.command_line.trim() === '')) {
+          throw new LeaseholdError('invalid_argument', 'command_line is required when a command starts', { field: 'command_line' });
+        }
+        const observer = inference();
+        if (!observer) throw new LeaseholdError('conflict', 'this server infers no leases (started with --no-inference); shell-integration reports are not used', { field: 'pane' });
+        // As the requesting human: another human's pane is the same 404 as a missing one.
+        return ok(await observer.reportShellExecution(root.forHuman(human.id), human.id, params.pane!, report));
+      },
+    },
+  ];
 }

@@ -1,0 +1,202 @@
+// The inferred tier (issue 12, the seed's two-tier amendment): leases the lease side acquires
+// from signals the owning machine already holds, for panes no glue covers. Normative rules:
+// - kind `inferred`, a job-ref derived from what was seen (the program and its pid, or Claude
+//   Code's session id), a short TTL renewed only while the target re-verifies (it is held on
+//   the target's pid + start time, so the server's hold loop renews it and releases it when
+//   the process ends);
+// - it verifies liveness, not progress: it only adds grace on top of the UNKNOWN floor (the
+//   verdict keeps reading UNKNOWN), never satisfies "safe to keep billing", never upgrades
+//   toward declared; its progress is recorded and shown, never escalated (fuses.ts);
+// - a declared lease for the same job supersedes it.
+// This module decides, per pane and per observation tick, what the observer does. It reads
+// nothing: the server's observer (src/server/waitLeases/inference.ts) brings the process table,
+// the session files and the shell-integration reports.
+import type { ClockReading } from './clockReading.ts';
+import { type WaitLeaseRecord, JOB_REF_MAX_LENGTH, DESCRIPTION_MAX_LENGTH, leaseAt } from './lease.ts';
+
+/** Each grant of an inferred lease: short, because only a live, re-verified target keeps it. */
+export const DEFAULT_INFERRED_TTL_MS = 30_000;
+
+/** Claude Code's own status words in ~/.claude/sessions/<pid>.json (undocumented: read defensively). */
+export const CLAUDE_WORKING_STATUSES: readonly string[] = ['busy', 'shell'];
+export const CLAUDE_AT_PROMPT_STATUSES: readonly string[] = ['idle', 'waiting'];
+
+/** One process as the observer saw it. */
+export interface SeenProcess {
+  pid: number;
+  startTime: string;
+  /** Its argv joined with spaces (null: unreadable). */
+  commandLine: string | null;
+  comm: string;
+}
+
+/** What Claude Code's session file says about one of its processes. */
+export interface ClaudeSessionSignal {
+  sessionId: string | null;
+  /** busy, shell, idle, waiting, or anything newer (treated as unknown). */
+  status: string | null;
+}
+
+/** What VS Code's shell integration reported for the pane's current command. */
+export interface ShellExecutionSignal {
+  commandLine: string;
+  /** Set once the command ended. */
+  exitCode: number | null;
+  ended: boolean;
+  /** When the command last printed output (wall ms): a sign of progress. */
+  lastOutputWallMs?: number | null;
+}
+
+export interface PaneObservation {
+  pane: string;
+  generation: number;
+  /** The pane's registered shell still runs (same pid and start time). */
+  shellAlive: boolean;
+  /** The shell's direct children, oldest first: the foreground job (a pipeline's head first). */
+  children: readonly SeenProcess[];
+  /** Every pid in the subtree of each child (the child included), for "is this declared lease the same job". */
+  subtreeOf: (pid: number) => ReadonlySet<number>;
+  /** Session files of Claude Code processes, by pid. */
+  claude: ReadonlyMap<number, ClaudeSessionSignal>;
+  /** Shell integration's report for this pane, if any. */
+  execution: ShellExecutionSignal | null;
+}
+
+export type InferenceSource = 'process_tree' | 'claude_session';
+
+export type InferenceAction =
+  | { action: 'acquire'; jobRef: string; description: string; target: { pid: number; startTime: string }; source: InferenceSource }
+  /** End an inferred lease. `observed`: the end of the wait was seen (ledger: released, exact); else superseded (orphaned). */
+  | { action: 'end'; leaseId: string; reason: string; observed: boolean }
+  /** The command printed output since the lease's last sign of progress: record it (fuses.ts progressSeen). */
+  | { action: 'progress'; leaseId: string; atWallMs: number };
+
+function sanitize(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** The program's name: the basename of argv[0], else the kernel's comm. */
+function programOf(process: SeenProcess): string {
+  const argv0 = process.commandLine?.split(' ')[0] ?? '';
+  const base = argv0.split('/').pop() ?? '';
+  return (sanitize(base) || sanitize(process.comm) || 'process').replace(/[^A-Za-z0-9_.:-]/g, '_');
+}
+
+/** The job-ref derived from what was seen: Claude Code's session, else the program and its pid. */
+export function inferredJobRef(target: SeenProcess, session: ClaudeSessionSignal | null): string {
+  if (session?.sessionId) return clip(`claude:${sanitize(session.sessionId)}`, JOB_REF_MAX_LENGTH);
+  return clip(`${programOf(target)}@${target.pid}`, JOB_REF_MAX_LENGTH);
+}
+
+/** What a person would call it: the command line shell integration reported, else the one read. */
+export function inferredDescription(target: SeenProcess, session: ClaudeSessionSignal | null, execution: ShellExecutionSignal | null): string {
+  if (session) return `Claude Code ${session.status ?? 'session'}`;
+  const text = execution && !execution.ended ? execution.commandLine : (target.commandLine ?? target.comm);
+  return clip(sanitize(text) || programOf(target), DESCRIPTION_MAX_LENGTH);
+}
+
+/** The pane's foreground job as the signals show it, or null (nothing running, or an agent at its prompt). */
+export function inferredTarget(observation: PaneObservation): { process: SeenProcess; session: ClaudeSessionSignal | null } | null {
+  if (!observation.shellAlive) return null;
+  const head = observation.children[0];
+  if (!head) return null;
+  const session = observation.claude.get(head.pid) ?? null;
+  // Claude Code at its prompt is waiting on the human, not on a job: no lease from it.
+  if (session && session.status !== null && CLAUDE_AT_PROMPT_STATUSES.includes(session.status)) return null;
+  const known = session && session.status !== null && CLAUDE_WORKING_STATUSES.includes(session.status) ? session : null;
+  return { process: head, session: known };
+}
+
+function targetPid(lease: WaitLeaseRecord): number | null {
+  return lease.observer.kind === 'pid' ? lease.observer.pid : null;
+}
+
+/**
+ * The declared lease that supersedes an inferred one on the same job: the same job_ref, or a
+ * pid target inside the inferred target's process subtree (`leasehold run` under the shell,
+ * a hook's lease on a job the agent runs). Only a valid declared lease supersedes.
+ */
+export function supersedingDeclared(inferred: WaitLeaseRecord, live: readonly WaitLeaseRecord[], subtree: ReadonlySet<number>): WaitLeaseRecord | null {
+  for (const lease of live) {
+    if (lease.kind !== 'declared' || lease.state !== 'active') continue;
+    if (lease.pane !== inferred.pane || lease.generation !== inferred.generation) continue;
+    const pid = targetPid(lease);
+    if (lease.jobRef === inferred.jobRef || (pid !== null && subtree.has(pid))) return lease;
+  }
+  return null;
+}
+
+/**
+ * One observation tick for one pane: which inferred leases end, and whether one is acquired.
+ * `leases` are the pane's leases at its current generation (any state).
+ */
+export function decideInference(observation: PaneObservation, leases: readonly WaitLeaseRecord[], now: ClockReading): InferenceAction[] {
+  const current = leases.filter((lease) => lease.generation === observation.generation).map((lease) => leaseAt(lease, now));
+  const live = current.filter((lease) => lease.state !== 'ended');
+  const inferred = live.filter((lease) => lease.kind === 'inferred' && lease.state === 'active');
+  const found = inferredTarget(observation);
+  const subtree = found ? observation.subtreeOf(found.process.pid) : new Set<number>();
+  const actions: InferenceAction[] = [];
+  let kept = false;
+
+  for (const lease of inferred) {
+    const pid = targetPid(lease);
+    const sameTarget = found !== null && pid === found.process.pid && lease.observer.kind === 'pid' && lease.observer.startTime === found.process.startTime;
+    if (!sameTarget) {
+      const execution = observation.execution;
+      const exit = execution?.ended && execution.exitCode !== null ? `, exit ${execution.exitCode}` : '';
+      const why = !observation.shellAlive
+        ? "the pane's shell exited"
+        : found === null || pid !== found.process.pid
+          ? `target pid ${pid ?? '?'} is no longer the pane's running job${exit}`
+          : `target pid ${pid} now belongs to another process${exit}`;
+      actions.push({ action: 'end', leaseId: lease.id, reason: why, observed: true });
+      continue;
+    }
+    const declared = supersedingDeclared(lease, live, subtree);
+    if (declared) {
+      actions.push({ action: 'end', leaseId: lease.id, reason: `superseded by declared wait-lease ${declared.id} (${declared.jobRef})`, observed: false });
+      continue;
+    }
+    kept = true;
+    const output = observation.execution && !observation.execution.ended ? (observation.execution.lastOutputWallMs ?? null) : null;
+    if (output !== null && output > (lease.progress.lastProgressAt?.wallMs ?? lease.grantedAt.wallMs)) actions.push({ action: 'progress', leaseId: lease.id, atWallMs: output });
+  }
+
+  if (found && !kept) {
+    const jobRef = inferredJobRef(found.process, found.session);
+    const probe: WaitLeaseRecord | undefined = live.find((lease) => lease.jobRef === jobRef);
+    const declaredCovers = live.some(
+      (lease) => lease.kind === 'declared' && lease.state === 'active' && (lease.jobRef === jobRef || (targetPid(lease) !== null && subtree.has(targetPid(lease)!))),
+    );
+    // A live lease for the job already speaks for it (a declared one, or an inferred one that is degraded/UNKNOWN).
+    if (!declaredCovers && probe === undefined) {
+      actions.push({
+        action: 'acquire',
+        jobRef,
+        description: inferredDescription(found.process, found.session, observation.execution),
+        target: { pid: found.process.pid, startTime: found.process.startTime },
+        source: found.session ? 'claude_session' : 'process_tree',
+      });
+    }
+  }
+  return actions;
+}
+
+/**
+ * VS Code's shell integration reported that the pane's command ended: its inferred leases end
+ * now, as observed ends, with the exit code when one was reported (the process tree cannot know
+ * it: the command was the shell's child, not the server's).
+ */
+export function decideExecutionEnd(leases: readonly WaitLeaseRecord[], generation: number, exitCode: number | null, now: ClockReading): InferenceAction[] {
+  return leases
+    .filter((lease) => lease.generation === generation && lease.kind === 'inferred')
+    .map((lease) => leaseAt(lease, now))
+    .filter((lease) => lease.state !== 'ended')
+    .map((lease) => ({ action: 'end' as const, leaseId: lease.id, reason: exitCode === null ? 'the command ended (shell integration)' : `exit ${exitCode}`, observed: true }));
+}

@@ -1,0 +1,296 @@
+// The inferred tier's observer: on the machine that owns the panes, each tick reads what that
+// machine already holds (one scan of the process table, Claude Code's session files, VS Code's
+// shell-integration reports) and applies core's decideInference per pane: acquire an inferred
+// lease held on the pane's running job, end one whose job is gone or that a declared lease
+// supersedes. Renewal is the hold loop's (an inferred lease is held on its target's pid + start
+// time), so an inferred lease lives exactly as long as its target verifies. A small unit with
+// an injected clock, process lister and session reader, and runOnce for tests and benches.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type ClaudeSessionSignal,
+  DEFAULT_INFERRED_TTL_MS,
+  type PaneObservation,
+  type SeenProcess,
+  type ShellExecutionSignal,
+  decideExecutionEnd,
+  decideInference,
+} from '../../core/waitLease/inferred.ts';
+import { LeaseholdError } from '../../core/errors.ts';
+import type { LeaseClock } from '../clock/leaseClock.ts';
+import { type ProcessInfo, listProcesses as listAllProcesses, readCommandLine as readProcessCommandLine } from '../observe/processInfo.ts';
+import type { WaitLeaseService } from './waitLeaseService.ts';
+
+export const DEFAULT_INFERENCE_INTERVAL_MS = 2000;
+/** A session file larger than this is not Claude Code's small status record: skipped. */
+const SESSION_FILE_MAX_BYTES = 64 * 1024;
+
+export interface InferenceOptions {
+  service: WaitLeaseService;
+  clock: LeaseClock;
+  intervalMs?: number;
+  /** TTL of each inferred grant (renewed by the hold loop while the target verifies). */
+  ttlMs?: number;
+  listProcesses?: () => ProcessInfo[];
+  readCommandLine?: (pid: number) => string | null;
+  /** Claude Code's per-process session files (default $CLAUDE_CONFIG_DIR/sessions, else ~/.claude/sessions); null: not read. */
+  claudeSessionsDir?: string | null;
+  /** Shell-integration reports per pane (the extension's; see ShellExecutions). */
+  executions?: ShellExecutions;
+  onError?: (error: unknown) => void;
+}
+
+export interface InferenceTickResult {
+  panes: number;
+  processes: number;
+  acquired: number;
+  ended: number;
+}
+
+/**
+ * What VS Code's shell integration reported per pane, kept in memory (a report is about now;
+ * after a restart the process tree alone speaks until the next report). Bound to the pane's
+ * generation so a reused pane never inherits a command.
+ */
+export class ShellExecutions {
+  private readonly byPane = new Map<string, ShellExecutionSignal & { generation: number; lastOutputWallMs: number | null }>();
+
+  /** Panes are named within their human's namespace. */
+  private key(humanId: string, pane: string): string {
+    return `${humanId}\u0000${pane}`;
+  }
+
+  start(humanId: string, pane: string, generation: number, commandLine: string): void {
+    this.byPane.set(this.key(humanId, pane), { generation, commandLine, exitCode: null, ended: false, lastOutputWallMs: null });
+  }
+
+  output(humanId: string, pane: string, generation: number, atWallMs: number): void {
+    const current = this.byPane.get(this.key(humanId, pane));
+    if (current && current.generation === generation && !current.ended) current.lastOutputWallMs = atWallMs;
+  }
+
+  end(humanId: string, pane: string, generation: number, exitCode: number | null): void {
+    const key = this.key(humanId, pane);
+    const current = this.byPane.get(key);
+    if (current && current.generation === generation) this.byPane.set(key, { ...current, ended: true, exitCode });
+  }
+
+  of(humanId: string, pane: string, generation: number): (ShellExecutionSignal & { lastOutputWallMs: number | null }) | null {
+    const current = this.byPane.get(this.key(humanId, pane));
+    return current && current.generation === generation ? current : null;
+  }
+}
+
+export function defaultClaudeSessionsDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude'), 'sessions');
+}
+
+/**
+ * Claude Code's session file for `pid`, read defensively (undocumented, so it may change):
+ * a small JSON object whose procStart, when present, must equal the process's start time as
+ * this machine reads it (Claude Code 2.1.x writes /proc/<pid>/stat field 22 on Linux, the same
+ * identity processInfo.ts reads), so a reused pid never borrows an old session. Anything else
+ * (missing, unreadable, oversized, not JSON, wrong shape) is no signal.
+ */
+export function readClaudeSession(dir: string, process: { pid: number; startTime: string }): ClaudeSessionSignal | null {
+  const path = join(dir, `${process.pid}.json`);
+  try {
+    if (statSync(path).size > SESSION_FILE_MAX_BYTES) return null;
+    const value = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+    const record = value as Record<string, unknown>;
+    if (typeof record.procStart === 'string' && record.procStart.trim().replace(/\s+/g, ' ') !== process.startTime) return null;
+    return {
+      sessionId: typeof record.sessionId === 'string' && record.sessionId !== '' ? record.sessionId : null,
+      status: typeof record.status === 'string' ? record.status : null,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** Pids that have a session file, from one directory listing (so a tick reads only the files of live processes). */
+function sessionPids(dir: string | null): Set<number> {
+  if (dir === null) return new Set();
+  try {
+    return new Set(
+      readdirSync(dir)
+        .map((name) => /^(\d+)\.json$/.exec(name)?.[1])
+        .filter((pid): pid is string => pid !== undefined)
+        .map(Number),
+    );
+  } catch {
+    return new Set();
+  }
+}
+
+function byStart(a: ProcessInfo, b: ProcessInfo): number {
+  const x = Number(a.startTime);
+  const y = Number(b.startTime);
+  if (Number.isFinite(x) && Number.isFinite(y) && x !== y) return x - y;
+  return a.pid - b.pid;
+}
+
+export class InferenceObserver {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<InferenceTickResult> | undefined;
+  private readonly options: InferenceOptions;
+  readonly executions: ShellExecutions;
+
+  constructor(options: InferenceOptions) {
+    this.options = options;
+    this.executions = options.executions ?? new ShellExecutions();
+  }
+
+  get intervalMs(): number {
+    return this.options.intervalMs ?? DEFAULT_INFERENCE_INTERVAL_MS;
+  }
+
+  async runOnce(): Promise<InferenceTickResult> {
+    const { service } = this.options;
+    // The panes this machine owns and can observe, each acted on as its owner.
+    const panes = await service.store.observablePanes(service.machineId);
+    const result: InferenceTickResult = { panes: panes.length, processes: 0, acquired: 0, ended: 0 };
+    if (panes.length === 0) return result; // nothing to observe: no process scan
+
+    const table = (this.options.listProcesses ?? listAllProcesses)();
+    result.processes = table.length;
+    const byPid = new Map<number, ProcessInfo>();
+    const childrenOf = new Map<number, ProcessInfo[]>();
+    for (const info of table) {
+      if (info.state === 'Z') continue; // exited, not yet reaped: nothing to wait on
+      byPid.set(info.pid, info);
+      const siblings = childrenOf.get(info.ppid);
+      if (siblings) siblings.push(info);
+      else childrenOf.set(info.ppid, [info]);
+    }
+    const subtreeOf = (root: number): Set<number> => {
+      const seen = new Set<number>([root]);
+      const queue = [root];
+      while (queue.length > 0) {
+        for (const child of childrenOf.get(queue.pop()!) ?? []) {
+          if (!seen.has(child.pid)) {
+            seen.add(child.pid);
+            queue.push(child.pid);
+          }
+        }
+      }
+      return seen;
+    };
+    const sessionsDir = this.options.claudeSessionsDir === undefined ? defaultClaudeSessionsDir() : this.options.claudeSessionsDir;
+    const withSession = sessionPids(sessionsDir);
+    const readArgs = this.options.readCommandLine ?? readProcessCommandLine;
+
+    for (const { pane, humanId } of panes) {
+      const owned = service.forHuman(humanId);
+      try {
+        const shell = byPid.get(pane.shellPid!);
+        const shellAlive = shell !== undefined && shell.startTime === pane.shellStartTime;
+        const children = shellAlive ? [...(childrenOf.get(shell.pid) ?? [])].sort(byStart) : [];
+        const seen: SeenProcess[] = children.map((child) => ({ pid: child.pid, startTime: child.startTime, comm: child.comm, commandLine: null }));
+        // Only the head's command line and session file matter (inferred.ts inferredTarget).
+        const head = seen[0];
+        const claude = new Map<number, ClaudeSessionSignal>();
+        if (head) {
+          head.commandLine = readArgs(head.pid);
+          if (sessionsDir !== null && withSession.has(head.pid)) {
+            const session = readClaudeSession(sessionsDir, head);
+            if (session) claude.set(head.pid, session);
+          }
+        }
+        const observation: PaneObservation = {
+          pane: pane.name,
+          generation: pane.generation,
+          shellAlive,
+          children: seen,
+          subtreeOf,
+          claude,
+          execution: this.executions.of(humanId, pane.name, pane.generation),
+        };
+        const leases = (await owned.store.listLeases({ pane: pane.name, generation: pane.generation, live: true })).map((stored) => stored.record);
+        const actions = decideInference(observation, leases, service.readingFor(service.machineId));
+        for (const action of actions) {
+          if (action.action === 'end') {
+            await this.end(owned, action.leaseId, action.reason, action.observed);
+            result.ended += 1;
+          } else if (action.action === 'progress') {
+            await owned.noteProgress(action.leaseId, action.atWallMs);
+          } else {
+            await owned.acquire(
+              { pane: pane.name, job_ref: action.jobRef, ttl_ms: this.options.ttlMs ?? DEFAULT_INFERRED_TTL_MS, kind: 'inferred', job_type: action.source === 'claude_session' ? 'other:agent' : 'shell', description: action.description },
+              { observer: { kind: 'pid', pid: action.target.pid, startTime: action.target.startTime }, initialProgressToken: null },
+            );
+            result.acquired += 1;
+          }
+        }
+      } catch (error) {
+        // A lost race (the lease or pane changed meanwhile) is settled by the next tick.
+        if (!(error instanceof LeaseholdError)) this.options.onError?.(error);
+      }
+    }
+    return result;
+  }
+
+  /**
+   * A shell-integration report from the extension: a command started (its command line names
+   * the inferred lease the next tick acquires) or ended (the pane's inferred leases end now, with
+   * its exit code). Bound to the pane's current generation.
+   */
+  async reportShellExecution(
+    service: WaitLeaseService,
+    humanId: string,
+    paneName: string,
+    report: { event: 'start' | 'end' | 'output'; command_line?: string; exit_code?: number | null },
+  ): Promise<{ pane: string; generation: number; ended: string[] }> {
+    const pane = await service.store.getPane(paneName);
+    if (!pane || pane.closedAt !== null) throw new LeaseholdError('not_found', `no open pane "${paneName}"`, { field: 'pane' });
+    const now = service.readingFor(service.machineId);
+    const ended: string[] = [];
+    if (report.event === 'start') {
+      this.executions.start(humanId, pane.name, pane.generation, report.command_line ?? '');
+    } else if (report.event === 'output') {
+      this.executions.output(humanId, pane.name, pane.generation, now.wallMs);
+    } else {
+      this.executions.end(humanId, pane.name, pane.generation, report.exit_code ?? null);
+      const leases = (await service.store.listLeases({ pane: pane.name, generation: pane.generation, live: true })).map((stored) => stored.record);
+      for (const action of decideExecutionEnd(leases, pane.generation, report.exit_code ?? null, now)) {
+        if (action.action !== 'end') continue;
+        await this.end(service, action.leaseId, action.reason, action.observed);
+        ended.push(action.leaseId);
+      }
+    }
+    return { pane: pane.name, generation: pane.generation, ended };
+  }
+
+  private async end(service: WaitLeaseService, leaseId: string, reason: string, observed: boolean): Promise<void> {
+    try {
+      if (observed) await service.releaseHeld(leaseId, reason);
+      else await service.endUnobservedByOwner(leaseId, reason);
+    } catch (error) {
+      if (!(error instanceof LeaseholdError && error.code === 'LEASE_ENDED')) throw error;
+    }
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.kick(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Run a tick now (unless one is running). */
+  kick(): void {
+    if (this.running || this.timer === undefined) return;
+    this.running = this.runOnce();
+    this.running
+      .catch((error: unknown) => this.options.onError?.(error))
+      .finally(() => {
+        this.running = undefined;
+      });
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+}

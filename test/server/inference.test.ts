@@ -1,0 +1,175 @@
+// The inferred tier with real processes: a pane whose shell is a real `sh` (no hooks anywhere)
+// gets an inferred lease on its running child within one observation tick, keeps it while the
+// child runs, loses it within one tick of the child's exit (exit code recorded when shell
+// integration reported it), then reads UNKNOWN, not idle. A declared lease for the same job
+// supersedes it. Claude Code's session file, written as Claude Code writes it, names the job.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { listProcesses, readProcessInfo } from '../../src/server/observe/processInfo.ts';
+import { storageTargets, tempDir } from '../support/storage.ts';
+import { rejection, startTestServer, type TestServer } from '../support/server.ts';
+import type { LeaseholdApiError } from '../../src/client/client.ts';
+
+async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const childOf = (pid: number) => () => listProcesses().find((info) => info.ppid === pid && info.state !== 'Z');
+
+for (const target of storageTargets) {
+  describe(`inferred leases on ${target.name} (real processes)`, function () {
+    this.timeout(30_000);
+    let t: TestServer;
+    let sessions: string;
+    let shell: ChildProcess;
+    let pane: string;
+
+    beforeEach(async () => {
+      sessions = tempDir('claude-sessions');
+      t = await startTestServer(target, { inference: { intervalMs: 3_600_000, claudeSessionsDir: sessions } });
+      // Ticks run by hand below: each runOnce is one observation tick.
+      await t.server.inference!.stop();
+      await t.server.holdLoop.stop();
+      await t.server.expirySweeper.stop();
+      shell = spawn('sh', [], { stdio: ['pipe', 'ignore', 'ignore'] });
+      const info = readProcessInfo(shell.pid!)!;
+      pane = `shell-${shell.pid}`;
+      await t.client.registerPane({ name: pane, source: 'vscode', shell_pid: shell.pid!, shell_start_time: info.startTime });
+    });
+    afterEach(async () => {
+      shell.kill('SIGKILL');
+      await t.stop();
+      rmSync(sessions, { recursive: true, force: true });
+    });
+
+    const tick = () => t.server.inference!.runOnce();
+    const run = (command: string) => shell.stdin!.write(`${command}\n`);
+    const leases = async () => (await t.client.listWaitLeases({ pane })).filter((lease) => lease.state !== 'ended');
+
+    it('a real long child gets an inferred lease within one tick, keeps it while it runs, loses it within one tick of its exit; then UNKNOWN', async () => {
+      assert.deepEqual((await tick()).acquired, 0, 'a shell at its prompt: nothing to infer');
+      run('sleep 30');
+      const sleep = await until('the sleep child', childOf(shell.pid!));
+      const first = await tick();
+      assert.equal(first.acquired, 1, 'within one observation tick');
+      const [lease] = await leases();
+      assert.ok(lease);
+      assert.equal(lease.kind, 'inferred');
+      assert.equal(lease.job_ref, `sleep@${sleep.pid}`);
+      assert.equal(lease.description, 'sleep 30');
+      assert.deepEqual(lease.observer, { kind: 'pid', pid: sleep.pid, start_time: sleep.startTime });
+      assert.ok(lease.remaining_ms <= 30_000, 'a short TTL');
+      let verdict = await t.client.paneVerdict(pane);
+      assert.equal(verdict.reading, 'UNKNOWN', 'an inferred lease never reads as waiting');
+      assert.equal(verdict.waiting_basis, 'inferred');
+      assert.equal(verdict.attention.stall_alarm, 'extend_grace');
+      assert.match((await t.client.getPane(pane)).annotation ?? '', /awaiting sleep@\d+ \(sleep 30, inferred\)/);
+
+      t.leaseClock.advance(20_000);
+      assert.equal((await t.server.holdLoop.runOnce()).renewed, 1, 'renewed only because its target re-verified');
+      assert.equal((await tick()).acquired, 0, 'kept, not re-acquired');
+      assert.equal((await leases()).length, 1);
+
+      t.server.inference!.executions.start(t.server.human.id, pane, 1, 'sleep 30');
+      process.kill(sleep.pid, 'SIGTERM');
+      await until('the sleep exit', () => (readProcessInfo(sleep.pid) === null || readProcessInfo(sleep.pid)!.state === 'Z' ? true : undefined));
+      t.server.inference!.executions.end(t.server.human.id, pane, 1, 143);
+      const after = await tick();
+      assert.equal(after.ended, 1, 'within one tick of the exit');
+      const ended = await t.client.getWaitLease(lease.lease_id);
+      assert.deepEqual([ended.state, ended.end_reason], ['ended', 'released']);
+      const [row] = await t.client.ledger({ kind: 'inferred' });
+      assert.match(row!.release_note ?? '', /exit 143/, 'the exit code shell integration reported');
+      verdict = await t.client.paneVerdict(pane);
+      assert.deepEqual([verdict.reading, verdict.waiting, verdict.waiting_basis], ['UNKNOWN', false, null], 'UNKNOWN, not idle');
+      assert.equal((await tick()).acquired, 0);
+    });
+
+    it('a declared lease for the same job supersedes the inferred one, and none is inferred while it holds', async () => {
+      run('sleep 30');
+      const sleep = await until('the sleep child', childOf(shell.pid!));
+      await tick();
+      const [inferred] = await leases();
+      const declared = await t.client.holdWaitLease({ pane, job_ref: 'nightly-build', ttl_ms: 600_000, target: { pid: sleep.pid } });
+      const next = await tick();
+      assert.deepEqual([next.ended, next.acquired], [1, 0]);
+      const superseded = await t.client.getWaitLease(inferred!.lease_id);
+      assert.equal(superseded.end_reason, 'orphaned', 'its end was not observed: superseded');
+      assert.equal((await t.client.ledger({ kind: 'inferred' }))[0]!.release_note, `superseded by declared wait-lease ${declared.lease_id} (nightly-build)`);
+      assert.equal((await tick()).acquired, 0);
+      const verdict = await t.client.paneVerdict(pane);
+      assert.deepEqual([verdict.reading, verdict.waiting_basis], ['waiting', 'declared']);
+
+      // The same job_ref, declared, supersedes at once.
+      await t.client.releaseWaitLease(declared.lease_id, declared.token, 'done');
+      await tick();
+      const again = (await leases()).find((lease) => lease.kind === 'inferred')!;
+      const same = await t.client.acquireWaitLease({ pane, job_ref: again.job_ref, ttl_ms: 60_000 });
+      assert.equal((await t.client.getWaitLease(again.lease_id)).end_reason, 'orphaned');
+      assert.equal((await t.client.getWaitLease(same.lease_id)).kind, 'declared');
+    });
+
+    it("Claude Code's session file names the job while busy; at its prompt (idle) there is no lease; a reused pid's file is ignored", async () => {
+      run('sleep 30');
+      const sleep = await until('the sleep child', childOf(shell.pid!));
+      mkdirSync(sessions, { recursive: true });
+      const write = (status: string, procStart = sleep.startTime) =>
+        writeFileSync(
+          join(sessions, `${sleep.pid}.json`),
+          JSON.stringify({ pid: sleep.pid, sessionId: 'c0ffee00-1111-4222-8333-444455556666', cwd: '/work', startedAt: Date.now(), procStart, kind: 'interactive', entrypoint: 'cli', status }),
+        );
+      write('busy');
+      await tick();
+      let [lease] = await leases();
+      assert.equal(lease!.job_ref, 'claude:c0ffee00-1111-4222-8333-444455556666');
+      assert.equal(lease!.description, 'Claude Code busy');
+      assert.equal(lease!.job_type, 'other:agent');
+
+      write('idle');
+      assert.equal((await tick()).ended, 1);
+      assert.deepEqual(await leases(), [], 'an agent at its prompt waits on the human, not on a job');
+
+      write('busy', '1');
+      await tick();
+      [lease] = await leases();
+      assert.equal(lease!.job_ref, `sleep@${sleep.pid}`, 'a session file whose procStart is not this process is no signal');
+      writeFileSync(join(sessions, `${sleep.pid}.json`), '{ not json');
+      assert.equal((await tick()).acquired, 0, 'a damaged file is no signal either');
+    });
+
+    it('shell-integration reports over REST: the command line names the job, output is progress, the end report ends it with the exit code', async () => {
+      await t.client.reportShellExecution(pane, { event: 'start', command_line: 'sleep 30 && echo done' });
+      run('sleep 30 && echo done');
+      await until('the sleep child', childOf(shell.pid!));
+      await tick();
+      const [lease] = await leases();
+      assert.equal(lease!.description, 'sleep 30 && echo done');
+      assert.equal(lease!.last_progress_at, null);
+      t.leaseClock.advance(1_000);
+      await t.client.reportShellExecution(pane, { event: 'output' });
+      await tick();
+      assert.equal((await t.client.getWaitLease(lease!.lease_id)).last_progress_at, t.leaseClock.read().wallMs, 'new output is a sign of progress');
+      const ended = await t.client.reportShellExecution(pane, { event: 'end', exit_code: 0 });
+      assert.deepEqual(ended.ended, [lease!.lease_id]);
+      const row = (await t.client.ledger({ kind: 'inferred' }))[0]!;
+      assert.deepEqual([row.end_reason, row.release_note, row.censoring], ['released', 'exit 0', 'exact']);
+
+      const missing = (await rejection(t.client.reportShellExecution(pane, { event: 'start' }))) as unknown as LeaseholdApiError;
+      assert.deepEqual([missing.status, missing.code, missing.field], [400, 'invalid_argument', 'command_line']);
+      const bogus = (await rejection(t.client.reportShellExecution(pane, { event: 'bogus' } as never))) as unknown as LeaseholdApiError;
+      assert.deepEqual([bogus.status, bogus.field], [400, 'event']);
+      const unknownPane = (await rejection(t.client.reportShellExecution('no-such-pane', { event: 'output' }))) as unknown as LeaseholdApiError;
+      assert.deepEqual([unknownPane.status, unknownPane.field], [404, 'pane']);
+      const badSuggest = (await rejection(t.client.ledgerSuggestions({ percentile: 101 }))) as unknown as LeaseholdApiError;
+      assert.deepEqual([badSuggest.status, badSuggest.field], [400, 'percentile']);
+    });
+  });
+}
