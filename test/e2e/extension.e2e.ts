@@ -459,6 +459,31 @@ describe('Leasehold extension in a real workbench (code-server + Chromium)', fun
     assert.equal(row?.release_note, 'signal SIGINT', JSON.stringify(row));
     await workbench.waitFor('the status bar no longer awaits e2e-run', async () => !/awaiting e2e-run/.test(await workbench.statusBarText(PANE_ITEM)));
   });
+
+  it('11. `sleep` in a terminal with no hooks gets an inferred lease: the status bar says inferred, and it ends with the command (exit code from shell integration)', async () => {
+    await workbench.openTerminal();
+    const pane = await paneOfActiveTerminal(workbench, client);
+    await workbench.typeInTerminal('sleep 40');
+    const text = await workbench.waitForStatusBarText(PANE_ITEM, /awaiting sleep@\d+ \([^)]*inferred\)/);
+    assert.match(text, /held on its process, running for \d+[sm]/);
+    const lease = (await client.listWaitLeases({ pane })).find((candidate) => candidate.state === 'active' && candidate.kind === 'inferred');
+    assert.ok(lease, `an inferred lease on ${pane}`);
+    assert.equal((await client.paneVerdict(pane)).waiting_basis, 'inferred');
+    await workbench.screenshot('extension-11-inferred-status-bar');
+    await workbench.step('Ctrl+C ends the command', async () => {
+      await workbench.typeInTerminal('', { enter: false }); // focuses the terminal
+      await workbench.page.keyboard.press('Control+C');
+    });
+    await workbench.waitForStatusBarText(PANE_ITEM, /^(?:(?!sleep@).)+$/);
+    const ended = await workbench.waitFor('the inferred lease ended', async () => {
+      const current = await client.getWaitLease(lease.lease_id);
+      return current.state === 'ended' ? current : undefined;
+    }, 15_000);
+    assert.equal(ended.end_reason, 'released');
+    const row = (await client.ledger({ kind: 'inferred' })).find((candidate) => candidate.lease_id === lease.lease_id);
+    assert.ok(row && /exit 130|exited|no longer/.test(row.release_note ?? ''), `its end recorded: ${JSON.stringify(row)}`);
+    await workbench.screenshot('extension-11-inferred-ended');
+  });
 });
 
 describe('Leasehold extension: in-extension-host suite (test/extension-host) through runHostSuite', function () {

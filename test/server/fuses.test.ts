@@ -107,6 +107,7 @@ for (const target of storageTargets) {
         assert.deepEqual(verdict.reasons, []);
         assert.equal(verdict.leases[0]!.identical_renewals, 0);
         assert.equal(verdict.leases[0]!.last_progress_at, t.leaseClock.read().wallMs);
+        assert.equal(verdict.last_progress_at, t.leaseClock.read().wallMs, 'alive and moving, in the verdict itself');
       });
     });
 

@@ -271,7 +271,10 @@ export function acquire(input: AcquireInput): { record: WaitLeaseRecord; grant: 
       field: 'authorized_until',
     });
   }
-  const chain = chainFor(chainPredecessor(input.paneLeases, input.pane, input.generation, jobRef), now, input.chainCapMs ?? null, jobRef);
+  // The cap bounds unattended authority; an inferred lease grants none (it never satisfies
+  // "safe to keep billing"), so it runs uncapped: a long-lived agent process is no anomaly.
+  const capMs = kind === 'declared' ? (input.chainCapMs ?? null) : null;
+  const chain = chainFor(chainPredecessor(input.paneLeases, input.pane, input.generation, jobRef), now, capMs, jobRef);
   const grant = clampGrant({
     now,
     ttlMs,

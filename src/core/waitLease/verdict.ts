@@ -59,6 +59,11 @@ export interface PaneVerdict {
   reasons: VerdictReason[];
   disposition: Disposition;
   attention: Attention;
+  /**
+   * The last sign of progress the machine saw for any valid lease (wall ms; null: none seen):
+   * tells "alive and moving" from "alive and still", which liveness alone cannot.
+   */
+  last_progress_at: number | null;
 }
 
 export interface PaneSnapshot {
@@ -153,6 +158,10 @@ export function computeVerdict(pane: PaneSnapshot, leases: readonly WaitLeaseRec
     reasons,
     disposition,
     attention: { stall_alarm: stallAlarm, page, summary: summarize(reading, waitingBasis, valid, reasons, disposition, page) },
+    last_progress_at: valid.reduce<number | null>((latest, lease) => {
+      const at = lease.progress.lastProgressAt?.wallMs ?? null;
+      return at !== null && (latest === null || at > latest) ? at : latest;
+    }, null),
   };
 }
 

@@ -238,6 +238,7 @@ export const VerdictSchema = z
       page: z.enum(['no', 'if_unresolved', 'now']),
       summary: z.string(),
     }),
+    last_progress_at: z.int().nullable().optional().describe('the last sign of progress seen for any valid lease (CPU time moved, new output, a progress value), wall ms; null: none seen'),
   })
   .describe('A pane verdict. A lease only ever suppresses a stall alarm; nothing here authorizes terminating anything.');
 

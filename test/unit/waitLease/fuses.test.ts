@@ -76,9 +76,10 @@ describe('chain cap (CHAIN_CAP_REACHED)', () => {
     assert.equal(reopened.record.chain.startedAt.bootMs, at(11 * MIN).bootMs);
   });
 
-  it('without a cap nothing changes; the settings are validated', () => {
+  it('without a cap nothing changes; an inferred lease (no authority to cap) runs uncapped; the settings are validated', () => {
     const lease = acquireLease();
     assert.equal(lease.chain.deadlineBootMs, null);
+    assert.equal(acquireLease({ kind: 'inferred', chainCapMs: CAP }).chain.deadlineBootMs, null);
     assert.throws(() => validateChainCapMs(0), (error: unknown) => error instanceof LeaseholdError && error.field === 'chain_cap_ms');
     assert.throws(() => validateIdenticalRenewalLimit(0), (error: unknown) => error instanceof LeaseholdError && error.field === 'identical_renewal_limit');
     assert.equal(validateIdenticalRenewalLimit(1), 1);
