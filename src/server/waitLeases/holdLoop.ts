@@ -5,6 +5,7 @@
 // ended target releases within one interval; the renew write happens only once the lease has
 // used half its grant, so 1,000 healthy holds cost reads, not writes. Team mode: only the
 // leases granted on this machine are looked at; another machine's pid means nothing here.
+import { IntervalLoop } from '../maintenance/intervalLoop.ts';
 import { type HoldObservation, decideHoldStep } from '../../core/waitLease/hold.ts';
 import { remainingMsAt } from '../../core/waitLease/lease.ts';
 import type { LeaseClock } from '../clock/leaseClock.ts';
@@ -33,8 +34,7 @@ export const DEFAULT_HOLD_INTERVAL_MS = 2000;
 type RenewalDue = Parameters<WaitLeaseService['renewHeldMany']>[0][number];
 
 export class HoldLoop {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<HoldTickResult> | undefined;
+  private readonly loop = new IntervalLoop(() => this.runOnce(), () => this.intervalMs, (error) => this.options.onError?.(error));
   private readonly options: HoldLoopOptions;
 
   constructor(options: HoldLoopOptions) {
@@ -110,24 +110,15 @@ export class HoldLoop {
   }
 
   start(): void {
-    this.timer = setInterval(() => this.kick(), this.intervalMs);
-    this.timer.unref();
+    this.loop.start();
   }
 
   /** Run a tick now (unless one is running). */
   kick(): void {
-    if (this.running || this.timer === undefined) return;
-    this.running = this.runOnce();
-    this.running
-      .catch((error: unknown) => this.options.onError?.(error))
-      .finally(() => {
-        this.running = undefined;
-      });
+    this.loop.kick();
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

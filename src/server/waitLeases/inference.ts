@@ -5,6 +5,7 @@
 // supersedes. Renewal is the hold loop's (an inferred lease is held on its target's pid + start
 // time), so an inferred lease lives exactly as long as its target verifies. A small unit with
 // an injected clock, process lister and session reader, and runOnce for tests and benches.
+import { IntervalLoop } from '../maintenance/intervalLoop.ts';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -133,8 +134,7 @@ function byStart(a: ProcessInfo, b: ProcessInfo): number {
 }
 
 export class InferenceObserver {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<InferenceTickResult> | undefined;
+  private readonly loop = new IntervalLoop(() => this.runOnce(), () => this.intervalMs, (error) => this.options.onError?.(error));
   private readonly options: InferenceOptions;
   readonly executions: ShellExecutions;
 
@@ -273,24 +273,15 @@ export class InferenceObserver {
   }
 
   start(): void {
-    this.timer = setInterval(() => this.kick(), this.intervalMs);
-    this.timer.unref();
+    this.loop.start();
   }
 
   /** Run a tick now (unless one is running). */
   kick(): void {
-    if (this.running || this.timer === undefined) return;
-    this.running = this.runOnce();
-    this.running
-      .catch((error: unknown) => this.options.onError?.(error))
-      .finally(() => {
-        this.running = undefined;
-      });
+    this.loop.kick();
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

@@ -322,6 +322,25 @@ function mutableValues(record: WaitLeaseRecord): SqlValue[] {
   ];
 }
 
+/**
+ * A WHERE clause (with its leading space, or '' when empty): `column = ?` for each defined value
+ * in `equals`, the `fixed` conditions, and `granted_at >= ?` when `grantedSince` is given.
+ */
+function whereOf(equals: Record<string, SqlValue | undefined>, fixed: string[] = [], grantedSince?: number): { sql: string; params: SqlValue[] } {
+  const conditions = [...fixed];
+  const params: SqlValue[] = [];
+  for (const [column, value] of Object.entries(equals)) {
+    if (value === undefined) continue;
+    conditions.push(`${column} = ?`);
+    params.push(value);
+  }
+  if (grantedSince !== undefined) {
+    conditions.push('granted_at >= ?');
+    params.push(grantedSince);
+  }
+  return { sql: conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '', params };
+}
+
 export class WaitLeaseStore {
   readonly db: Db;
   /**
@@ -340,6 +359,11 @@ export class WaitLeaseStore {
   /** This store confined to one human's panes, sessions and leases. */
   forHuman(humanId: string): WaitLeaseStore {
     return new WaitLeaseStore(this.db, humanId);
+  }
+
+  /** whereOf, narrowed to this store's human when it has one. */
+  private whereOwn(equals: Record<string, SqlValue | undefined>, fixed: string[] = [], grantedSince?: number): { sql: string; params: SqlValue[] } {
+    return whereOf({ human_id: this.humanId, ...equals }, fixed, grantedSince);
   }
 
   /** ' AND human_id = ?' and its parameter when confined to a human; nothing otherwise. */
@@ -658,35 +682,12 @@ export class WaitLeaseStore {
   }
 
   async listLeases(filter: LeaseFilter = {}, executor: SqlExecutor = this.db): Promise<StoredLease[]> {
-    const where: string[] = [];
-    const params: SqlValue[] = [];
-    if (this.humanId !== undefined) {
-      where.push('human_id = ?');
-      params.push(this.humanId);
-    }
-    if (filter.pane !== undefined) {
-      where.push('pane = ?');
-      params.push(filter.pane);
-    }
-    if (filter.generation !== undefined) {
-      where.push('generation = ?');
-      params.push(filter.generation);
-    }
-    if (filter.state !== undefined) {
-      where.push('state = ?');
-      params.push(filter.state);
-    }
-    if (filter.sessionId !== undefined) {
-      where.push('session_id = ?');
-      params.push(filter.sessionId);
-    }
-    if (filter.jobRef !== undefined) {
-      where.push('job_ref = ?');
-      params.push(filter.jobRef);
-    }
-    if (filter.live) where.push(`state <> 'ended'`);
+    const { sql: where, params } = this.whereOwn(
+      { pane: filter.pane, generation: filter.generation, state: filter.state, session_id: filter.sessionId, job_ref: filter.jobRef },
+      filter.live ? [`state <> 'ended'`] : [],
+    );
     const limit = filter.limit !== undefined ? ` LIMIT ${Math.floor(filter.limit)}` : '';
-    const rows = await executor.all<LeaseRow>(`${SELECT_LEASE}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY granted_at, id${limit}`, params);
+    const rows = await executor.all<LeaseRow>(`${SELECT_LEASE}${where} ORDER BY granted_at, id${limit}`, params);
     return rows.map(toStored);
   }
 
@@ -803,31 +804,10 @@ export class WaitLeaseStore {
   }
 
   async ledger(filter: LedgerFilter): Promise<LedgerRow[]> {
-    const where: string[] = [];
-    const params: SqlValue[] = [];
-    if (this.humanId !== undefined) {
-      where.push('human_id = ?');
-      params.push(this.humanId);
-    }
-    if (filter.jobType !== undefined) {
-      where.push('job_type = ?');
-      params.push(filter.jobType);
-    }
-    if (filter.kind !== undefined) {
-      where.push('kind = ?');
-      params.push(filter.kind);
-    }
-    if (filter.endReason !== undefined) {
-      where.push('end_reason = ?');
-      params.push(filter.endReason);
-    }
-    if (filter.since !== undefined) {
-      where.push('granted_at >= ?');
-      params.push(filter.since);
-    }
+    const { sql: where, params } = this.whereOwn({ job_type: filter.jobType, kind: filter.kind, end_reason: filter.endReason }, [], filter.since);
     const rows = await this.db.all<Omit<LedgerRow, 'lease_id'> & { id: string }>(
       `SELECT id, pane, job_ref, job_type, kind, declared_ttl_ms, granted_at, ended_at, end_reason, release_note, censoring, measured_duration_ms
-       FROM wait_leases${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY granted_at DESC, id DESC LIMIT ${Math.floor(filter.limit)}`,
+       FROM wait_leases${where} ORDER BY granted_at DESC, id DESC LIMIT ${Math.floor(filter.limit)}`,
       params,
     );
     return rows.map((row) => ({
@@ -848,17 +828,8 @@ export class WaitLeaseStore {
 
   /** Released, exactly-censored rows with a measured duration: all the TTL suggester may read (core ttlSuggest.ts). */
   async measuredDurations(filter: { kind?: string; since?: number }): Promise<MeasuredRow[]> {
-    const where = ["end_reason = 'released'", "censoring = 'exact'", 'measured_duration_ms IS NOT NULL'];
-    const params: SqlValue[] = [];
-    if (filter.kind !== undefined) {
-      where.push('kind = ?');
-      params.push(filter.kind);
-    }
-    if (filter.since !== undefined) {
-      where.push('granted_at >= ?');
-      params.push(filter.since);
-    }
-    const rows = await this.db.all<{ job_type: string; measured_duration_ms: number }>(`SELECT job_type, measured_duration_ms FROM wait_leases WHERE ${where.join(' AND ')}`, params);
+    const { sql: where, params } = whereOf({ kind: filter.kind }, ["end_reason = 'released'", "censoring = 'exact'", 'measured_duration_ms IS NOT NULL'], filter.since);
+    const rows = await this.db.all<{ job_type: string; measured_duration_ms: number }>(`SELECT job_type, measured_duration_ms FROM wait_leases${where}`, params);
     return rows.map((row) => ({ job_type: row.job_type, end_reason: 'released', censoring: 'exact', measured_duration_ms: Number(row.measured_duration_ms) }));
   }
 
