@@ -82,6 +82,14 @@ for (const target of storageTargets) {
       assert.equal((await t.client.getSession('sess-mine')).pane, 'build');
     });
 
+    it('TTL suggestions: another human\'s measured durations are not counted', async () => {
+      await t.client.registerPane({ name: 'build', source: 'cli' });
+      const measured = await t.client.acquireWaitLease({ pane: 'build', job_ref: 'timed', job_type: 'test', ttl_ms: 600_000 });
+      await t.client.releaseWaitLease(measured.lease_id, measured.token, 'exit 0');
+      assert.equal((await t.client.ledgerSuggestions({ min_samples: 1 })).find((row) => row.job_type === 'test')?.samples, 1);
+      assert.deepEqual(await other.ledgerSuggestions({ min_samples: 1 }), []);
+    });
+
     it('MCP: an endpoint reaches only its own human\'s panes and leases', async () => {
       const lease = await t.client.acquireWaitLease({ pane: 'build', job_ref: 'gen-42', ttl_ms: 600_000, description: 'secret job' });
       const vended = await t.server.claims.vendEndpoint({ id: 'hu_other', name: 'other', created_at: 0 }, { slug: 'their-agent' });

@@ -828,7 +828,7 @@ export class WaitLeaseStore {
 
   /** Released, exactly-censored rows with a measured duration: all the TTL suggester may read (core ttlSuggest.ts). */
   async measuredDurations(filter: { kind?: string; since?: number }): Promise<MeasuredRow[]> {
-    const { sql: where, params } = whereOf({ kind: filter.kind }, ["end_reason = 'released'", "censoring = 'exact'", 'measured_duration_ms IS NOT NULL'], filter.since);
+    const { sql: where, params } = this.whereOwn({ kind: filter.kind }, ["end_reason = 'released'", "censoring = 'exact'", 'measured_duration_ms IS NOT NULL'], filter.since);
     const rows = await this.db.all<{ job_type: string; measured_duration_ms: number }>(`SELECT job_type, measured_duration_ms FROM wait_leases${where}`, params);
     return rows.map((row) => ({ job_type: row.job_type, end_reason: 'released', censoring: 'exact', measured_duration_ms: Number(row.measured_duration_ms) }));
   }
