@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LeaseholdExtensionApi } from '../../src/extension/extension.ts';
+import { runtimeFiles } from '../../src/runtime/paths.ts';
 
 const EXTENSION_ID = 'leasehold.leasehold';
 
@@ -139,9 +140,9 @@ describe('Leasehold extension (in the extension host)', function () {
     assert.ok(!fs.existsSync(file) || !fs.readFileSync(file, 'utf8').includes('# leasehold hook'), 'no Leasehold entry left');
   });
 
-  it("a changed leasehold.hookTtl.shell reaches the window's hook settings file, which open terminals' hooks read", async () => {
+  it("a changed leasehold.hookTtl.shell is rewritten into the window's hook settings file at once (0600; the hook's reading of it is test/unit/claude/hookSettings.test.ts)", async () => {
     const config = vscode.workspace.getConfiguration('leasehold');
-    const file = path.join(leasehold.runtimeDir, 'windows', `${leasehold.windowSession.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 128)}.hook-settings.json`);
+    const file = runtimeFiles.windowHookSettings(leasehold.runtimeDir, leasehold.windowSession);
     const read = () => {
       try {
         return JSON.parse(fs.readFileSync(file, 'utf8')) as { ttl: Record<string, string> };
