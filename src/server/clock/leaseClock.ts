@@ -20,38 +20,62 @@ function hrMs(): number {
 /**
  * Linux: /proc/uptime is CLOCK_BOOTTIME (counts suspend) at 10 ms resolution; process.hrtime
  * (CLOCK_MONOTONIC) has sub-millisecond resolution but freezes in suspend. Readings are
- * anchor + hrtime elapsed, and every read checks /proc/uptime: when it has run ahead of the
+ * anchor + hrtime elapsed. /proc/uptime is checked when a suspend may have happened since the
+ * last check: when the wall clock ran ahead of hrtime (a suspend advances the wall clock and
+ * not CLOCK_MONOTONIC), and in any case once UPTIME_RECHECK_MS of hrtime has passed (a wall
+ * step back hiding a suspend is caught that late at worst). When uptime has run ahead of the
  * anchored estimate by more than its own resolution, a suspend happened and we re-anchor, so
- * the slept time is counted. Readings never go backwards within one process.
+ * the slept time is counted. A file read per reading was a tenth of a claim's CPU; this is a
+ * few reads a second. Readings never go backwards within one process.
  */
 export class LinuxBootTimeClock implements LeaseClock {
   private readonly domain: ClockDomain;
   private anchorBootMs: number;
   private anchorHrMs: number;
+  private checkedHrMs: number;
+  private checkedWallMs: number;
   private last = 0;
   private readonly readUptimeMs: () => number;
+  private readonly readHrMs: () => number;
+  private readonly readWallMs: () => number;
 
-  constructor(options: { bootId?: string | null; readUptimeMs?: () => number } = {}) {
+  constructor(options: { bootId?: string | null; readUptimeMs?: () => number; readHrMs?: () => number; readWallMs?: () => number } = {}) {
     this.readUptimeMs = options.readUptimeMs ?? readProcUptimeMs;
+    this.readHrMs = options.readHrMs ?? hrMs;
+    this.readWallMs = options.readWallMs ?? Date.now;
     this.domain = { bootId: options.bootId === undefined ? readLinuxBootId() : options.bootId, countsSuspend: true };
     this.anchorBootMs = this.readUptimeMs();
-    this.anchorHrMs = hrMs();
+    this.anchorHrMs = this.checkedHrMs = this.readHrMs();
+    this.checkedWallMs = this.readWallMs();
   }
 
   read(): ClockReading {
-    const estimate = this.anchorBootMs + (hrMs() - this.anchorHrMs);
-    const uptime = this.readUptimeMs();
-    let bootMs = estimate;
-    if (uptime > estimate + 20) {
-      // Time passed that CLOCK_MONOTONIC did not see: a suspend. Count it.
-      this.anchorBootMs = uptime;
-      this.anchorHrMs = hrMs();
-      bootMs = uptime;
+    const hr = this.readHrMs();
+    const wallMs = this.readWallMs();
+    let bootMs = this.anchorBootMs + (hr - this.anchorHrMs);
+    const sinceCheckHr = hr - this.checkedHrMs;
+    if (sinceCheckHr >= UPTIME_RECHECK_MS || wallMs - this.checkedWallMs - sinceCheckHr > WALL_AHEAD_TOLERANCE_MS) {
+      this.checkedHrMs = hr;
+      this.checkedWallMs = wallMs;
+      const uptime = this.readUptimeMs();
+      if (uptime > bootMs + UPTIME_RESOLUTION_MS) {
+        // Time passed that CLOCK_MONOTONIC did not see: a suspend. Count it.
+        this.anchorBootMs = uptime;
+        this.anchorHrMs = hr;
+        bootMs = uptime;
+      }
     }
     this.last = Math.max(this.last, Math.floor(bootMs));
-    return { bootMs: this.last, wallMs: Date.now(), domain: this.domain };
+    return { bootMs: this.last, wallMs, domain: this.domain };
   }
 }
+
+/** /proc/uptime's resolution (10 ms) with margin: less than this ahead is rounding, not a suspend. */
+const UPTIME_RESOLUTION_MS = 20;
+/** The longest a suspend can go uncounted when a wall-clock step back hides it. */
+export const UPTIME_RECHECK_MS = 100;
+/** Wall time running ahead of hrtime by more than this since the last check may be a suspend. */
+const WALL_AHEAD_TOLERANCE_MS = 5;
 
 export function readProcUptimeMs(): number {
   const text = readFileSync(UPTIME_PATH, 'utf8');

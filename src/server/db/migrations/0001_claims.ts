@@ -2,7 +2,7 @@
 // are the ADR-0043 constants (60..86400); test/server/schemaBounds.test.ts pins them to
 // src/core/claimLease.ts. Times are epoch milliseconds. todos.seq orders a queue
 // first-in first-out even when two todos share a millisecond.
-import type { Migration } from './index.ts';
+import type { Migration } from './migration.ts';
 
 const sqlite = `
 CREATE TABLE humans (

@@ -5,7 +5,7 @@
 // lease clock of the boot named by clock_boot_id; wall columns are epoch milliseconds. Only
 // the token's hash is stored. The CHECK bounds are pinned to src/core/waitLease constants by
 // test/server/waitLeaseSchema.test.ts. (No semicolons inside comments: the runner splits on them.)
-import type { Migration } from './index.ts';
+import type { Migration } from './migration.ts';
 
 const LEDGER_DESCRIPTION =
   'Wait-leases, one row per lease, kept after it ends as the ledger. Recorded, never acted upon: no decision path reads it. ' +

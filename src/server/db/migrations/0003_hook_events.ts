@@ -3,7 +3,7 @@
 // results keep the answer so a repeat gets the same one with duplicate: true. Rows are
 // pruned after a retention period (HookEventService), long after any spool could replay.
 // (No semicolons inside comments: the runner splits on them.)
-import type { Migration } from './index.ts';
+import type { Migration } from './migration.ts';
 
 function schema(bigint: string): string {
   return `

@@ -9,7 +9,7 @@
 //   owning machine observes and judges them, the owning human alone sees them.
 //   Rows from before this migration have NULL and are adopted at start (see machineRegistry.ts).
 // (No semicolons inside comments: the runner splits on them.)
-import type { Migration } from './index.ts';
+import type { Migration } from './migration.ts';
 
 function schema(types: { bigint: string; bool: string }): string {
   const { bigint, bool } = types;

@@ -3,7 +3,7 @@
 // on the boot clock (a wall step while the server was down extends nothing), and a reboot never
 // starts it before the last claim time. One row. Team mode judges claims on the database clock
 // and leaves it empty. (No semicolons inside comments: the runner splits on them.)
-import type { Migration } from './index.ts';
+import type { Migration } from './migration.ts';
 
 function schema(types: { bigint: string; bool: string }): string {
   return `

@@ -1,7 +1,7 @@
 // Two more claim event kinds: 'revoked' (revoking an endpoint requeued what it held) and
 // 'requeued' (a human handed one claimed todo back to its queue). SQLite cannot alter a
 // CHECK, so claim_events is rebuilt there; PostgreSQL swaps the constraint.
-import type { Migration } from './index.ts';
+import type { Migration } from './migration.ts';
 
 const KINDS = `'claimed', 'heartbeat', 'released', 'completed', 'reaped', 'revoked', 'requeued'`;
 

@@ -8,7 +8,7 @@
 // their own current DDL (whatever columns earlier migrations added), transformed.
 // (No semicolons inside comments: the runner splits on them.)
 import type { SqlExecutor } from '../sql.ts';
-import type { Migration } from './index.ts';
+import type { Migration } from './migration.ts';
 
 const sqlite = `
 PRAGMA defer_foreign_keys = ON;

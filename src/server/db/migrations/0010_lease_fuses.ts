@@ -6,7 +6,7 @@
 // Rows from before have no chain columns: they read as a chain of their own with no cap.
 // (No semicolons inside comments: the runner splits on them.)
 import type { SqlExecutor } from '../sql.ts';
-import type { Migration } from './index.ts';
+import type { Migration } from './migration.ts';
 import { rebuildSqliteTable } from './0008_pane_ownership.ts';
 
 const OLD_EXPIRED_BY = "expired_by IN ('ttl', 'authorized_until')";

@@ -1,6 +1,9 @@
 // Numbered migrations, run at start in order; the applied versions are recorded in
 // schema_migrations. Each migration carries its SQL for both dialects side by side.
-import type { Db, SqlExecutor } from '../sql.ts';
+import type { Db } from '../sql.ts';
+import type { Migration } from './migration.ts';
+
+export type { Migration } from './migration.ts';
 import { claimsMigration } from './0001_claims.ts';
 import { waitLeasesMigration } from './0002_wait_leases.ts';
 import { hookEventsMigration } from './0003_hook_events.ts';
@@ -10,14 +13,6 @@ import { claimEventKindsMigration } from './0007_claim_event_kinds.ts';
 import { paneOwnershipMigration } from './0008_pane_ownership.ts';
 import { leaseFusesMigration } from './0010_lease_fuses.ts';
 
-export interface Migration {
-  version: number;
-  name: string;
-  sqlite: string;
-  postgres: string;
-  /** Steps SQL text cannot say (SQLite rebuilding a table from its own current DDL), run after the script, in its transaction. */
-  steps?: { sqlite?: (tx: SqlExecutor) => Promise<void>; postgres?: (tx: SqlExecutor) => Promise<void> };
-}
 
 export const MIGRATIONS: readonly Migration[] = [
   claimsMigration,
