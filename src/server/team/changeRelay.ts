@@ -8,12 +8,47 @@
 // reconnects by itself (backing off to 5 s) when the database goes away; changes made while it
 // is gone are not replayed (events are hints, clients re-read what they show), and on
 // reconnect an `onReconnect` hook lets the server say so.
+//
+// Sending is coalesced: the changes of a few milliseconds go out as one pg_notify (a JSON array,
+// split below PostgreSQL's 8,000-byte payload limit), with at most one notify in flight. One
+// notify per change cost a round trip and a transaction per claim transition: a quarter of the
+// claim throughput on PostgreSQL.
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { ChangeBus, ChangeEvent } from '../events.ts';
 import type { Db } from '../db/sql.ts';
 
 const MAX_BACKOFF_MS = 5_000;
+/** How long a change waits for others to go out with it: small beside the 1 s the cross-server view is held to. */
+export const NOTIFY_LINGER_MS = 5;
+/** PostgreSQL refuses a payload of 8,000 bytes or more; ours stay below with room to spare. */
+export const MAX_PAYLOAD_BYTES = 7_500;
+
+/** Notification payloads for these changes: JSON `{origin, events}`, each under maxBytes (one oversized event goes alone). */
+export function notifyPayloads(origin: string, events: readonly string[], maxBytes = MAX_PAYLOAD_BYTES): string[] {
+  const head = `{"origin":${JSON.stringify(origin)},"events":[`;
+  const payloads: string[] = [];
+  let current: string[] = [];
+  let size = head.length + 2;
+  for (const event of events) {
+    const bytes = Buffer.byteLength(event) + 1;
+    if (current.length > 0 && size + bytes > maxBytes) {
+      payloads.push(`${head}${current.join(',')}]}`);
+      current = [];
+      size = head.length + 2;
+    }
+    current.push(event);
+    size += bytes;
+  }
+  if (current.length > 0) payloads.push(`${head}${current.join(',')}]}`);
+  return payloads;
+}
+
+/** The changes a notification carries, and whose they are; the one-event form of earlier servers is read too. */
+export function readNotifyPayload(payload: string): { origin: string; events: ChangeEvent[] } {
+  const parsed = JSON.parse(payload) as { origin: string; events?: ChangeEvent[]; event?: ChangeEvent };
+  return { origin: parsed.origin, events: parsed.events ?? (parsed.event ? [parsed.event] : []) };
+}
 
 /** The channel of one schema: identifiers are at most 63 bytes, so the schema is hashed. */
 export function changeChannel(schema: string | undefined): string {
@@ -40,6 +75,10 @@ export class ChangeRelay {
   private connectedOnce = false;
   /** Resolves once the first LISTEN is in place (start() waits for it). */
   private listening: Promise<void> | undefined;
+  /** This server's changes not yet sent, as JSON. */
+  private outbox: string[] = [];
+  private lingering: NodeJS.Timeout | undefined;
+  private sending: Promise<void> | undefined;
 
   constructor(options: ChangeRelayOptions) {
     this.options = options;
@@ -79,8 +118,8 @@ export class ChangeRelay {
     client.on('notification', (message) => {
       if (message.channel !== this.channel || !message.payload) return;
       try {
-        const { origin, event } = JSON.parse(message.payload) as { origin: string; event: ChangeEvent };
-        if (origin !== this.origin) this.options.bus.deliver(event);
+        const { origin, events } = readNotifyPayload(message.payload);
+        if (origin !== this.origin) for (const event of events) this.options.bus.deliver(event);
       } catch (error) {
         this.options.onError?.(error, 'change relay: unreadable notification');
       }
@@ -97,15 +136,41 @@ export class ChangeRelay {
     }
   }
 
-  /** Sends one change of this server's to the others; a failure is logged, never thrown (the change itself is committed). */
+  /** Queues one change of this server's for the others; it leaves with the changes of the next few milliseconds. */
   private send(event: ChangeEvent): void {
-    const payload = JSON.stringify({ origin: this.origin, event });
-    this.options.db.run('SELECT pg_notify(?, ?)', [this.channel, payload]).catch((error: unknown) => this.options.onError?.(error, 'change relay: notify failed'));
+    this.outbox.push(JSON.stringify(event));
+    if (!this.lingering && !this.sending) {
+      this.lingering = setTimeout(() => void this.flush(), NOTIFY_LINGER_MS);
+    }
+  }
+
+  /** Sends what is queued, one notify at a time; a failure is logged, never thrown (the changes themselves are committed). */
+  private flush(): Promise<void> {
+    clearTimeout(this.lingering);
+    this.lingering = undefined;
+    if (this.sending || this.outbox.length === 0) return this.sending ?? Promise.resolve();
+    const events = this.outbox;
+    this.outbox = [];
+    this.sending = (async () => {
+      for (const payload of notifyPayloads(this.origin, events)) {
+        await this.options.db
+          .run('SELECT pg_notify(?, ?)', [this.channel, payload])
+          .catch((error: unknown) => this.options.onError?.(error, 'change relay: notify failed'));
+      }
+    })().finally(() => {
+      this.sending = undefined;
+      // What came in meanwhile waited long enough: it goes now.
+      if (this.outbox.length > 0 && !this.stopped) void this.flush();
+    });
+    return this.sending;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.options.bus.relayTo(undefined);
+    // The last changes still go out (the database closes after the relay).
+    await this.sending;
+    await this.flush();
     clearTimeout(this.retry);
     const client = this.client;
     this.client = undefined;
