@@ -3,9 +3,13 @@
 // WHERE clause) plus its event row, in one transaction. The hot transitions (claim_next,
 // release, complete) also read the caller's endpoint row in that same transaction and apply
 // only while the row is as the caller resolved its lease from: on PostgreSQL all of it is one
-// statement (one round trip), on SQLite one transaction (coalesced by the group commit).
+// statement (one round trip), on SQLite one transaction (coalesced by the group commit). On
+// PostgreSQL, transitions of one kind asked for while one is in flight are coalesced too: one
+// statement claims (or completes, or releases) for every caller of the batch, each checked
+// against its own endpoint row, its own lease and its own fencing epoch.
 import type { LeaseSource } from '../../core/claimLease.ts';
 import type { Verb } from '../../core/verbs.ts';
+import { Batcher, type BatchOutcome } from '../db/batcher.ts';
 import { first, type Db, type SqlExecutor, type SqlValue } from '../db/sql.ts';
 import type { AuthenticatedHuman, ClaimEventKind, ClaimEventRecord, DeviceRecord, EndpointRecord, HumanRecord, TodoRecord } from './records.ts';
 
@@ -70,13 +74,103 @@ const FENCED = `id = ? AND state = 'claimed' AND holder_endpoint_id = ? AND clai
 const PG_EVENT_OF_CHANGED = `INSERT INTO claim_events (todo_id, endpoint_id, kind, claim_epoch, lease_ttl_seconds, lease_source, lease_expires_at, at)
     SELECT id, ?::text, ?::text, claim_epoch, ?::integer, ?::text, lease_expires_at, ?::bigint FROM changed`;
 // The endpoint row's columns come back prefixed (ep_…) beside the changed todo's, on one row.
-const PG_CHECKED_RESULT = `SELECT ${ENDPOINT_COLUMNS.split(', ').map((column) => `e.${column} AS ep_${column}`).join(', ')}, c.* FROM ep e LEFT JOIN changed c ON true`;
+const PG_ENDPOINT_RESULT = ENDPOINT_COLUMNS.split(', ').map((column) => `e.${column} AS ep_${column}`).join(', ');
+const PG_CHECKED_RESULT = `SELECT ${PG_ENDPOINT_RESULT}, c.* FROM ep e LEFT JOIN changed c ON true`;
+const qualified = (alias: string) => TODO_COLUMNS.split(', ').map((column) => `${alias}.${column}`).join(', ');
+
+// Batched transitions (PostgreSQL): the callers arrive as arrays, one element each (ord is
+// the caller's place); `ok` keeps the callers whose endpoint row is as they resolved their lease
+// from (the batch twin of PG_ENDPOINT_GUARD); every caller gets back its endpoint row as stored
+// and its changed todo, if any.
+const PG_BATCH_GUARD = `ok AS (SELECT r.* FROM req r JOIN endpoints e ON e.id = r.endpoint_id
+    WHERE e.state = r.exp_state AND e.default_lease_ttl_seconds IS NOT DISTINCT FROM r.exp_default)`;
+const PG_BATCH_RESULT = `SELECT r.ord AS req_ord, ${PG_ENDPOINT_RESULT}, ${qualified('c')}
+  FROM req r LEFT JOIN endpoints e ON e.id = r.endpoint_id LEFT JOIN changed c ON c.ord = r.ord ORDER BY r.ord`;
+// Each queue's oldest queued todos (SKIP LOCKED: other servers may be claiming) go to that
+// queue's callers in the order they asked.
+const PG_CLAIM_NEXT_BATCH = `WITH req AS (
+    SELECT * FROM unnest(?::int[], ?::text[], ?::text[], ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::int[], ?::text[])
+      AS r(ord, endpoint_id, exp_state, exp_default, queue, lease_expires_at, now, lease_ttl_seconds, lease_source)),
+  ${PG_BATCH_GUARD},
+  numbered AS (SELECT ok.*, row_number() OVER (PARTITION BY ok.queue ORDER BY ok.ord) AS n FROM ok),
+  wanted AS (SELECT queue, count(*) AS n FROM ok GROUP BY queue),
+  picked AS (SELECT p.id, w.queue, row_number() OVER (PARTITION BY w.queue ORDER BY p.seq) AS n
+             FROM wanted w CROSS JOIN LATERAL (
+               SELECT id, seq FROM todos WHERE queue = w.queue AND state = 'queued' ORDER BY seq LIMIT w.n FOR UPDATE SKIP LOCKED) p),
+  changed AS (UPDATE todos t SET state = 'claimed', holder_endpoint_id = q.endpoint_id, claim_epoch = t.claim_epoch + 1,
+                attempts = t.attempts + 1, lease_expires_at = q.lease_expires_at, updated_at = q.now
+              FROM picked JOIN numbered q ON q.queue = picked.queue AND q.n = picked.n
+              WHERE t.id = picked.id AND t.state = 'queued'
+              RETURNING ${qualified('t')}, q.ord, q.endpoint_id AS event_endpoint_id, q.lease_ttl_seconds AS event_ttl, q.lease_source AS event_source, q.now AS event_at),
+  event AS (INSERT INTO claim_events (todo_id, endpoint_id, kind, claim_epoch, lease_ttl_seconds, lease_source, lease_expires_at, at)
+            SELECT id, event_endpoint_id, 'claimed', claim_epoch, event_ttl, event_source, lease_expires_at, event_at FROM changed ORDER BY ord)
+  ${PG_BATCH_RESULT}`;
+// release / complete for many callers: each one's fencing check (FENCED, per caller).
+const pgEndClaimBatch = (kind: 'released' | 'completed', assignments: string) => `WITH req AS (
+    SELECT * FROM unnest(?::int[], ?::text[], ?::text[], ?::int[], ?::text[], ?::int[], ?::bigint[])
+      AS r(ord, endpoint_id, exp_state, exp_default, todo_id, claim_epoch, now)),
+  ${PG_BATCH_GUARD},
+  changed AS (UPDATE todos t SET ${assignments}, updated_at = ok.now
+              FROM ok WHERE t.id = ok.todo_id AND t.state = 'claimed' AND t.holder_endpoint_id = ok.endpoint_id
+                AND t.claim_epoch = ok.claim_epoch AND t.lease_expires_at > ok.now
+              RETURNING ${qualified('t')}, ok.ord, ok.endpoint_id AS event_endpoint_id, ok.now AS event_at),
+  event AS (INSERT INTO claim_events (todo_id, endpoint_id, kind, claim_epoch, lease_ttl_seconds, lease_source, lease_expires_at, at)
+            SELECT id, event_endpoint_id, '${kind}', claim_epoch, NULL, NULL, lease_expires_at, event_at FROM changed ORDER BY ord)
+  ${PG_BATCH_RESULT}`;
+const PG_RELEASE_BATCH = pgEndClaimBatch('released', `state = 'queued', holder_endpoint_id = NULL, lease_expires_at = NULL`);
+const PG_COMPLETE_BATCH = pgEndClaimBatch('completed', `state = 'done', lease_expires_at = NULL, completed_at = ok.now`);
+
+const CLAIM_ASSIGNMENTS = `state = 'claimed', holder_endpoint_id = ?, claim_epoch = claim_epoch + 1, attempts = attempts + 1, lease_expires_at = ?, updated_at = ?`;
+
+/** A checked transition from a row of endpoint columns (ep_…) beside the changed todo's; no endpoint columns: the endpoint is gone. */
+function checkedRow(row: Record<string, unknown> | undefined, expected: EndpointRecord): CheckedTransition {
+  if (!row || row.ep_id === null || row.ep_id === undefined) return { endpoint: undefined, applied: false, todo: undefined };
+  const pick = (columns: string, prefix: string) => Object.fromEntries(columns.split(', ').map((column) => [column, row[`${prefix}${column}`]]));
+  const endpoint = toEndpoint(pick(ENDPOINT_COLUMNS, 'ep_') as unknown as EndpointRow);
+  const todo = row.id === null || row.id === undefined ? undefined : toTodo(pick(TODO_COLUMNS, '') as unknown as TodoRow);
+  // The statement's guard and this check read the same snapshot of the row, so they agree.
+  return { endpoint, applied: endpointUnchanged(endpoint, expected), todo };
+}
+
+interface ClaimNextRequest {
+  queue: string;
+  expected: EndpointRecord;
+  lease: LeaseGrant;
+  now: number;
+}
+interface EndClaimRequest {
+  claim: ClaimMutation;
+  expected: EndpointRecord;
+}
+type EndClaimKind = 'released' | 'completed';
+
+/** Runs each request on its own: a batch of one, or the requests of a batch statement that failed (so one bad request fails alone). */
+async function oneByOne<Req, Res>(requests: readonly Req[], single: (request: Req) => Promise<Res>): Promise<BatchOutcome<Res>[]> {
+  const settled = await Promise.allSettled(requests.map(single));
+  return settled.map((outcome) => (outcome.status === 'fulfilled' ? { ok: true, value: outcome.value } : { ok: false, error: outcome.reason as unknown }));
+}
+
+/** Batches at once per kind of transition: one on the wire while the next gathers, one more for a second connection. */
+const PG_BATCHES_IN_FLIGHT = 2;
 
 export class ClaimStore {
   readonly db: Db;
+  private readonly pgClaimNext: Batcher<ClaimNextRequest, CheckedTransition>;
+  private readonly pgEndClaim: Record<EndClaimKind, Batcher<EndClaimRequest, CheckedTransition>>;
 
   constructor(db: Db) {
     this.db = db;
+    const options = { maxInFlight: PG_BATCHES_IN_FLIGHT };
+    this.pgClaimNext = new Batcher((requests) => this.claimNextBatch(requests), options);
+    this.pgEndClaim = {
+      released: new Batcher((requests) => this.endClaimBatch('released', requests), options),
+      completed: new Batcher((requests) => this.endClaimBatch('completed', requests), options),
+    };
+  }
+
+  /** PostgreSQL: batches and requests per kind of coalesced transition so far (all zero on SQLite, whose group commit coalesces instead). */
+  batchStats(): Record<'claim_next' | EndClaimKind, { batches: number; requests: number }> {
+    return { claim_next: { ...this.pgClaimNext.stats }, released: { ...this.pgEndClaim.released.stats }, completed: { ...this.pgEndClaim.completed.stats } };
   }
 
   // Humans ---------------------------------------------------------------------------
@@ -331,29 +425,53 @@ export class ClaimStore {
    * LOCKED), only while the endpoint row is still as expected.
    */
   claimNext(queue: string, expected: EndpointRecord, lease: LeaseGrant, now: number): Promise<CheckedTransition> {
-    const set = `state = 'claimed', holder_endpoint_id = ?, claim_epoch = claim_epoch + 1, attempts = attempts + 1, lease_expires_at = ?, updated_at = ?`;
-    const setParams = [expected.id, now + lease.leaseMs, now];
-    if (this.db.dialect === 'postgres') {
-      return this.checkedStatement(
-        `WITH ${PG_ENDPOINT_GUARD},
-          pick AS (SELECT id FROM todos WHERE queue = ?::text AND state = 'queued' AND EXISTS (SELECT 1 FROM unchanged)
-                   ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED),
-          changed AS (UPDATE todos SET ${set} WHERE id = (SELECT id FROM pick) AND state = 'queued' RETURNING ${TODO_COLUMNS}),
-          event AS (${PG_EVENT_OF_CHANGED})
-        ${PG_CHECKED_RESULT}`,
-        [expected.id, expected.state, expected.default_lease_ttl_seconds, queue, ...setParams, expected.id, 'claimed', lease.leaseSeconds, lease.source, now],
-        expected,
-      );
-    }
+    if (this.db.dialect === 'postgres') return this.pgClaimNext.submit({ queue, expected, lease, now });
     return this.checkedTransaction(expected, async (tx) => {
       const rows = await tx.all<TodoRow>(
-        `UPDATE todos SET ${set}
+        `UPDATE todos SET ${CLAIM_ASSIGNMENTS}
          WHERE id = (SELECT id FROM todos WHERE queue = ? AND state = 'queued' ORDER BY seq LIMIT 1) AND state = 'queued'
          RETURNING ${TODO_COLUMNS}`,
-        [...setParams, queue],
+        [expected.id, now + lease.leaseMs, now, queue],
       );
       return this.recorded(tx, rows[0], 'claimed', expected.id, lease, now);
     });
+  }
+
+  /** PostgreSQL: one caller's claim_next as one statement. */
+  private claimNextStatement({ queue, expected, lease, now }: ClaimNextRequest): Promise<CheckedTransition> {
+    return this.checkedStatement(
+      `WITH ${PG_ENDPOINT_GUARD},
+        pick AS (SELECT id FROM todos WHERE queue = ?::text AND state = 'queued' AND EXISTS (SELECT 1 FROM unchanged)
+                 ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED),
+        changed AS (UPDATE todos SET ${CLAIM_ASSIGNMENTS} WHERE id = (SELECT id FROM pick) AND state = 'queued' RETURNING ${TODO_COLUMNS}),
+        event AS (${PG_EVENT_OF_CHANGED})
+      ${PG_CHECKED_RESULT}`,
+      [expected.id, expected.state, expected.default_lease_ttl_seconds, queue, expected.id, now + lease.leaseMs, now, expected.id, 'claimed', lease.leaseSeconds, lease.source, now],
+      expected,
+    );
+  }
+
+  /** PostgreSQL: the claim_next calls of one batch, as one statement. */
+  private async claimNextBatch(requests: readonly ClaimNextRequest[]): Promise<BatchOutcome<CheckedTransition>[]> {
+    if (requests.length === 1) return oneByOne(requests, (request) => this.claimNextStatement(request));
+    const column = <T>(pick: (request: ClaimNextRequest) => T) => requests.map(pick);
+    let rows: Record<string, unknown>[];
+    try {
+      rows = await this.db.all<Record<string, unknown>>(PG_CLAIM_NEXT_BATCH, [
+        requests.map((_, index) => index),
+        column((request) => request.expected.id),
+        column((request) => request.expected.state),
+        column((request) => request.expected.default_lease_ttl_seconds),
+        column((request) => request.queue),
+        column((request) => request.now + request.lease.leaseMs),
+        column((request) => request.now),
+        column((request) => request.lease.leaseSeconds),
+        column((request) => request.lease.source),
+      ] as unknown as SqlValue[]);
+    } catch {
+      return oneByOne(requests, (request) => this.claimNextStatement(request));
+    }
+    return requests.map((request, index) => ({ ok: true, value: checkedRow(rows[index], request.expected) }));
   }
 
   /** Extends a live lease held under this epoch; undefined once it lapsed or was re-claimed. */
@@ -376,34 +494,69 @@ export class ClaimStore {
     return this.endClaim(claim, expected, 'completed', `state = 'done', lease_expires_at = NULL, completed_at = ?`, [claim.now]);
   }
 
-  private endClaim(claim: ClaimMutation, expected: EndpointRecord, kind: ClaimEventKind, assignments: string, extra: number[] = []): Promise<CheckedTransition> {
+  private endClaim(claim: ClaimMutation, expected: EndpointRecord, kind: EndClaimKind, assignments: string, extra: number[] = []): Promise<CheckedTransition> {
+    if (this.db.dialect === 'postgres') return this.pgEndClaim[kind].submit({ claim, expected });
     const params = [...extra, claim.now, claim.todoId, claim.endpointId, claim.claimEpoch, claim.now];
-    if (this.db.dialect === 'postgres') {
-      return this.checkedStatement(
-        `WITH ${PG_ENDPOINT_GUARD},
-          changed AS (UPDATE todos SET ${assignments}, updated_at = ? WHERE ${FENCED} AND EXISTS (SELECT 1 FROM unchanged)
-                      RETURNING ${TODO_COLUMNS}),
-          event AS (${PG_EVENT_OF_CHANGED})
-        ${PG_CHECKED_RESULT}`,
-        [expected.id, expected.state, expected.default_lease_ttl_seconds, ...params, claim.endpointId, kind, null, null, claim.now],
-        expected,
-      );
-    }
     return this.checkedTransaction(expected, async (tx) => {
       const rows = await tx.all<TodoRow>(`UPDATE todos SET ${assignments}, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`, params);
       return this.recorded(tx, rows[0], kind, claim.endpointId, null, claim.now);
     });
   }
 
+  /** PostgreSQL: one caller's release or complete as one statement. */
+  private endClaimStatement(kind: EndClaimKind, { claim, expected }: EndClaimRequest): Promise<CheckedTransition> {
+    const [assignments, extra] =
+      kind === 'released' ? [`state = 'queued', holder_endpoint_id = NULL, lease_expires_at = NULL`, []] : [`state = 'done', lease_expires_at = NULL, completed_at = ?`, [claim.now]];
+    return this.checkedStatement(
+      `WITH ${PG_ENDPOINT_GUARD},
+        changed AS (UPDATE todos SET ${assignments}, updated_at = ? WHERE ${FENCED} AND EXISTS (SELECT 1 FROM unchanged)
+                    RETURNING ${TODO_COLUMNS}),
+        event AS (${PG_EVENT_OF_CHANGED})
+      ${PG_CHECKED_RESULT}`,
+      [
+        expected.id,
+        expected.state,
+        expected.default_lease_ttl_seconds,
+        ...extra,
+        claim.now,
+        claim.todoId,
+        claim.endpointId,
+        claim.claimEpoch,
+        claim.now,
+        claim.endpointId,
+        kind,
+        null,
+        null,
+        claim.now,
+      ],
+      expected,
+    );
+  }
+
+  /** PostgreSQL: the release (or complete) calls of one batch, as one statement. */
+  private async endClaimBatch(kind: EndClaimKind, requests: readonly EndClaimRequest[]): Promise<BatchOutcome<CheckedTransition>[]> {
+    if (requests.length === 1) return oneByOne(requests, (request) => this.endClaimStatement(kind, request));
+    const column = <T>(pick: (request: EndClaimRequest) => T) => requests.map(pick);
+    let rows: Record<string, unknown>[];
+    try {
+      rows = await this.db.all<Record<string, unknown>>(kind === 'released' ? PG_RELEASE_BATCH : PG_COMPLETE_BATCH, [
+        requests.map((_, index) => index),
+        column((request) => request.expected.id),
+        column((request) => request.expected.state),
+        column((request) => request.expected.default_lease_ttl_seconds),
+        column((request) => request.claim.todoId),
+        column((request) => request.claim.claimEpoch),
+        column((request) => request.claim.now),
+      ] as unknown as SqlValue[]);
+    } catch {
+      return oneByOne(requests, (request) => this.endClaimStatement(kind, request));
+    }
+    return requests.map((request, index) => ({ ok: true, value: checkedRow(rows[index], request.expected) }));
+  }
+
   /** PostgreSQL: one statement that reads the endpoint, guards, changes the todo and records its event. */
   private async checkedStatement(sql: string, params: SqlValue[], expected: EndpointRecord): Promise<CheckedTransition> {
-    const row = (await this.db.all<Record<string, unknown>>(sql, params))[0];
-    if (!row) return { endpoint: undefined, applied: false, todo: undefined };
-    const pick = (columns: string, prefix: string) => Object.fromEntries(columns.split(', ').map((column) => [column, row[`${prefix}${column}`]]));
-    const endpoint = toEndpoint(pick(ENDPOINT_COLUMNS, 'ep_') as unknown as EndpointRow);
-    const todo = row.id === null ? undefined : toTodo(pick(TODO_COLUMNS, '') as unknown as TodoRow);
-    // The statement's guard and this check read the same snapshot of the row, so they agree.
-    return { endpoint, applied: endpointUnchanged(endpoint, expected), todo };
+    return checkedRow((await this.db.all<Record<string, unknown>>(sql, params))[0], expected);
   }
 
   /** SQLite: the endpoint read, its check and the transition in one transaction. */
