@@ -125,13 +125,13 @@ export class SqliteDb implements Db {
     try {
       for (const item of batch) {
         if (!open) {
-          this.guard(() => this.database.exec('BEGIN IMMEDIATE'));
+          this.guard(() => this.statement('BEGIN IMMEDIATE').run());
           open = true;
         }
-        if (savepoints) this.guard(() => this.database.exec('SAVEPOINT tx'));
+        if (savepoints) this.guard(() => this.statement('SAVEPOINT tx').run());
         try {
           const value = await item.fn(this.direct);
-          if (savepoints) this.guard(() => this.database.exec('RELEASE tx'));
+          if (savepoints) this.guard(() => this.statement('RELEASE tx').run());
           done.push({ item, value });
         } catch (error) {
           failed.push({ item, error });
@@ -148,7 +148,7 @@ export class SqliteDb implements Db {
           }
         }
       }
-      if (open) this.guard(() => this.database.exec('COMMIT'));
+      if (open) this.guard(() => this.statement('COMMIT').run());
     } catch (error) {
       // BEGIN, a savepoint or COMMIT failed: nothing of this batch is committed.
       if (this.database.isTransaction) this.database.exec('ROLLBACK');
