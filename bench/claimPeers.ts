@@ -304,6 +304,11 @@ async function sideBySide(): Promise<Map<string, { perSecond: number; p99: numbe
       }
       process.stdout.write(`  round ${round + 1}/${ROUNDS} done, load ${loadavg()[0]!.toFixed(1)}\n`);
     }
+    // How far PostgreSQL transitions were coalesced (1 and 8 workers together): calls per statement.
+    const batches = lhPg.server.claimStore.batchStats();
+    report('  Leasehold PostgreSQL, calls per statement', Object.fromEntries(
+      Object.entries(batches).map(([kind, stats]) => [kind, stats.batches ? (stats.requests / stats.batches).toFixed(2) : '—']),
+    ));
   } finally {
     await lhPg.close();
     await lhSqlite.close();
