@@ -21,6 +21,7 @@ import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { Queue, Worker } from 'bullmq';
 import { LeaseholdClient } from '../src/client/client.ts';
+import { generateOrderedId } from '../src/server/auth/tokens.ts';
 import { silentLogger, startLeaseServer, type LeaseServer } from '../src/server/app.ts';
 import type { EndpointRecord } from '../src/server/claims/records.ts';
 import { postgresTarget, sqliteTarget, type StorageTarget } from '../test/support/storage.ts';
@@ -98,7 +99,7 @@ async function addTodos(server: LeaseServer, queues: string[], perQueue: number)
       const chunk = rows.slice(offset, offset + 500);
       const values: (string | number | null)[] = [];
       for (const [queue, title] of chunk) {
-        values.push(`td_${randomBytes(8).toString('hex')}`, queue, title, 'null', 'queued', 0, 0, server.human.id, now, now);
+        values.push(generateOrderedId('td'), queue, title, 'null', 'queued', 0, 0, server.human.id, now, now);
         if (sqlite) values.push(++seq);
       }
       const placeholders = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?${sqlite ? ', ?' : ''})`;

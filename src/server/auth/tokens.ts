@@ -18,3 +18,15 @@ export function hashToken(token: string): string {
 export function generateId(prefix: string): string {
   return `${prefix}_${randomBytes(9).toString('base64url').replace(/[-_]/g, 'x')}`;
 }
+
+/**
+ * Ids that sort by creation time (9 base-36 digits of epoch milliseconds, then 8 random
+ * characters), for rows made at a high rate: their index entries, and those of the rows that
+ * refer to them, land on the same few pages instead of random ones. On SQLite a claim+complete
+ * with random todo ids dirtied twice the pages per commit. They are still unique and opaque;
+ * the time they tell is the row's own created_at.
+ */
+export function generateOrderedId(prefix: string, nowMs = Date.now()): string {
+  const time = Math.max(0, Math.floor(nowMs)).toString(36).padStart(9, '0').slice(-9);
+  return `${prefix}_${time}${randomBytes(6).toString('base64url').replace(/[-_]/g, 'x')}`;
+}

@@ -22,7 +22,7 @@ import type {
   TodoView,
   VendEndpointRequest,
 } from '../../core/wire/claims.ts';
-import { generateId, generateToken, hashToken } from '../auth/tokens.ts';
+import { generateId, generateOrderedId, generateToken, hashToken } from '../auth/tokens.ts';
 import type { ChangeBus } from '../events.ts';
 import type { CheckedTransition, ClaimStore, LeaseGrant } from './claimStore.ts';
 import type { EndpointRecord, HumanRecord, TodoRecord } from './records.ts';
@@ -185,7 +185,7 @@ export class ClaimService {
   async createTodo(human: HumanRecord, request: CreateTodoRequest): Promise<TodoView> {
     const now = this.clock.nowMs();
     const todo: TodoRecord = {
-      id: generateId('td'),
+      id: generateOrderedId('td'),
       queue: request.queue,
       title: request.title,
       payload: request.payload ?? null,
