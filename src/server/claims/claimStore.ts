@@ -28,12 +28,24 @@ const TODO_COLUMNS =
 
 const DEVICE_COLUMNS = 'id, human_id, machine_id, label, created_at, last_used_at, revoked_at';
 
+// Every transition reads its endpoint row; an endpoint's scope is one of a few stored texts,
+// so each is parsed once (and frozen, as it is shared).
+const scopeByText = new Map<string, Verb[]>();
+function parseScope(text: string): Verb[] {
+  let scope = scopeByText.get(text);
+  if (!scope) {
+    scope = Object.freeze(JSON.parse(text) as Verb[]) as Verb[];
+    if (scopeByText.size < 1024) scopeByText.set(text, scope);
+  }
+  return scope;
+}
+
 function toEndpoint(row: EndpointRow): EndpointRecord {
-  return { ...row, scope: JSON.parse(row.scope) as Verb[], friend: Boolean(row.friend) };
+  return { ...row, scope: parseScope(row.scope), friend: Boolean(row.friend) };
 }
 
 function toTodo(row: TodoRow): TodoRecord {
-  return { ...row, payload: JSON.parse(row.payload) as unknown };
+  return { ...row, payload: row.payload === 'null' ? null : (JSON.parse(row.payload) as unknown) };
 }
 
 export interface LeaseGrant {
