@@ -240,6 +240,53 @@ for (const target of storageTargets) {
       void grant;
     });
 
+    it('holds sharing a pid: in one tick, those pinned on the process the pid used to name are released, the one on the process now under it renews', async () => {
+      const child = await startSleeper();
+      children.push(child);
+      let reused = false;
+      // The kernel handing the pid to a new process, as in the test above: same pid, later start time.
+      const reader = (pid: number): ProcessInfo | null => {
+        const info = readProcessInfo(pid);
+        return info && reused && pid === child.pid ? { ...info, startTime: String(Number(info.startTime) + 12345) } : info;
+      };
+      t = await startTestServer(target, { processReader: reader });
+      await stopMaintenance(t);
+      const before = [];
+      for (const job of ['a', 'b']) before.push(await t.client.holdWaitLease({ pane: 'P', job_ref: job, ttl_ms: 10 * MIN, target: { pid: child.pid! } }));
+      reused = true;
+      const after = await t.client.holdWaitLease({ pane: 'P', job_ref: 'c', ttl_ms: 10 * MIN, target: { pid: child.pid! } });
+      t.leaseClock.advance(6 * MIN);
+      assert.deepEqual(await t.server.holdLoop.runOnce(), { checked: 3, renewed: 1, released: 2, degraded: 0 });
+      const views = await Promise.all([...before, after].map((grant) => t.client.getWaitLease(grant.lease_id)));
+      assert.deepEqual(
+        views.map((view) => [view.state, view.end_reason, view.renew_count]),
+        [['ended', 'released', 0], ['ended', 'released', 0], ['active', null, 1]],
+      );
+      assert.notDeepEqual(views[0]!.observer, views[2]!.observer, 'the same pid, pinned on two different processes');
+    });
+
+    it('a process that exits releases every hold on it in the next tick; holds on another process stay', async () => {
+      t = await startTestServer(target);
+      await stopMaintenance(t);
+      const ending = await startSleeper();
+      const staying = await startSleeper();
+      children.push(ending, staying);
+      const grants = [];
+      for (let index = 0; index < 6; index++) {
+        const child = index % 2 === 0 ? ending : staying;
+        grants.push(await t.client.holdWaitLease({ pane: 'P', job_ref: `job${index}`, ttl_ms: 10 * MIN, target: { pid: child.pid! } }));
+      }
+      assert.deepEqual(await t.server.holdLoop.runOnce(), { checked: 6, renewed: 0, released: 0, degraded: 0 });
+      ending.kill('SIGTERM');
+      await exited(ending);
+      assert.deepEqual(await t.server.holdLoop.runOnce(), { checked: 6, renewed: 0, released: 3, degraded: 0 });
+      const views = await Promise.all(grants.map((grant) => t.client.getWaitLease(grant.lease_id)));
+      assert.deepEqual(
+        views.map((view) => view.state),
+        ['ended', 'active', 'ended', 'active', 'ended', 'active'],
+      );
+    });
+
     it('when the target cannot be verified the lease is degraded and no longer renewed', async () => {
       const child = await startSleeper();
       children.push(child);

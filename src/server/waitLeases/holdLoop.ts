@@ -3,11 +3,13 @@
 // applies core's decideHoldStep: renew only while the target verifies, release when it has
 // ended, degrade (and stop) when it cannot be verified. Verification runs every tick, so an
 // ended target releases within one interval; the renew write happens only once the lease has
-// used half its grant, so 1,000 healthy holds cost reads, not writes. Team mode: only the
+// used half its grant, so 1,000 healthy holds cost reads, not writes. A tick reads each distinct
+// pid once (its snapshot of the machine at one instant), however many holds wait on it. Team mode: only the
 // leases granted on this machine are looked at; another machine's pid means nothing here.
 import { IntervalLoop } from '../maintenance/intervalLoop.ts';
 import { type HoldObservation, decideHoldStep } from '../../core/waitLease/hold.ts';
 import { remainingMsAt } from '../../core/waitLease/lease.ts';
+import type { ClockReading } from '../../core/waitLease/clockReading.ts';
 import type { LeaseClock } from '../clock/leaseClock.ts';
 import { observeProviderJob, pidReadingOf } from './observers.ts';
 import type { WaitLeaseService } from './waitLeaseService.ts';
@@ -17,7 +19,7 @@ export interface HoldLoopOptions {
   service: WaitLeaseService;
   clock: LeaseClock;
   intervalMs?: number;
-  /** Provider checks run at most this many at a time. */
+  /** Provider checks (and the writes of ended or unverifiable targets) run at most this many at a time. */
   concurrency?: number;
   onError?: (error: unknown) => void;
 }
@@ -33,6 +35,13 @@ export const DEFAULT_HOLD_INTERVAL_MS = 2000;
 
 type RenewalDue = Parameters<WaitLeaseService['renewHeldMany']>[0][number];
 
+/** A lease whose target ended (release) or could not be verified (degrade) this tick. */
+interface Settlement {
+  stored: StoredLease;
+  action: 'release' | 'degrade';
+  reason: string;
+}
+
 export class HoldLoop {
   private readonly loop = new IntervalLoop(() => this.runOnce(), () => this.intervalMs, (error) => this.options.onError?.(error));
   private readonly options: HoldLoopOptions;
@@ -46,22 +55,48 @@ export class HoldLoop {
   }
 
   async runOnce(): Promise<HoldTickResult> {
-    const { service } = this.options;
+    const { service, clock } = this.options;
     const held = await service.store.heldLeases(service.machineId);
     const result: HoldTickResult = { checked: held.length, renewed: 0, released: 0, degraded: 0 };
-    const queue = [...held];
     const due: RenewalDue[] = [];
-    const worker = async () => {
-      for (let stored = queue.shift(); stored; stored = queue.shift()) {
-        try {
-          await this.step(stored, result, due);
-        } catch (error) {
-          // A lost race (released meanwhile) or a refusal: the next tick sees the new state.
-          if (!(error instanceof Error && 'code' in error)) this.options.onError?.(error);
+    const settle: Settlement[] = [];
+    // The tick's view of the machine at one instant: each distinct pid is read once, at one
+    // clock reading, and every lease pinned on it is judged on that reading (its own start
+    // time decides, so a reused pid is still a different process for the lease it ended).
+    const now = clock.read();
+    const pids = new Map<number, HoldObservation>();
+    const providers: StoredLease[] = [];
+    for (const stored of held) {
+      const observer = stored.record.observer;
+      if (observer.kind === 'pid') {
+        let observation = pids.get(observer.pid);
+        if (observation === undefined) {
+          observation = this.observePid(observer.pid, now.wallMs);
+          pids.set(observer.pid, observation);
         }
+        this.decide(stored, observation, now, due, settle);
+      } else if (observer.kind === 'provider_job') {
+        providers.push(stored);
       }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, this.options.concurrency ?? 8) }, worker));
+    }
+    // Provider checks run a command or a request each: a few at a time.
+    await this.eachConcurrently(providers, async (stored) => {
+      const observer = stored.record.observer;
+      if (observer.kind !== 'provider_job') return;
+      const answer = await observeProviderJob(observer, service.providerTimeoutMs);
+      const at = clock.read();
+      this.decide(stored, { kind: 'provider_job', state: answer.state, observedAtWallMs: at.wallMs, error: answer.error }, at, due, settle);
+    });
+    // Ended and unverifiable targets: each written the one-at-a-time way (read, decide, compare-and-set).
+    await this.eachConcurrently(settle, async ({ stored, action, reason }) => {
+      if (action === 'release') {
+        await service.releaseHeld(stored.record.id, reason);
+        result.released += 1;
+      } else {
+        await service.degradeHeld(stored.record.id, reason);
+        result.degraded += 1;
+      }
+    });
     // The renewals due this tick, written together (one statement on PostgreSQL).
     try {
       result.renewed += await service.renewHeldMany(due, 'server');
@@ -71,42 +106,51 @@ export class HoldLoop {
     return result;
   }
 
-  private async step(stored: StoredLease, result: HoldTickResult, due: RenewalDue[]): Promise<void> {
-    const { service, clock } = this.options;
-    const record = stored.record;
-    let observation: HoldObservation;
-    if (record.observer.kind === 'pid') {
-      try {
-        observation = { kind: 'pid', reading: pidReadingOf(record.observer.pid, service.readProcess, clock.read().wallMs) };
-      } catch (error) {
-        observation = { kind: 'pid', reading: null, error: (error as Error).message };
-      }
-    } else if (record.observer.kind === 'provider_job') {
-      const answer = await observeProviderJob(record.observer, service.providerTimeoutMs);
-      observation = { kind: 'provider_job', state: answer.state, observedAtWallMs: clock.read().wallMs, error: answer.error };
-    } else {
-      return;
+  private observePid(pid: number, readAtWallMs: number): HoldObservation {
+    try {
+      return { kind: 'pid', reading: pidReadingOf(pid, this.options.service.readProcess, readAtWallMs) };
+    } catch (error) {
+      return { kind: 'pid', reading: null, error: (error as Error).message };
     }
+  }
+
+  /** Core's decision for one lease on one observation, sorted into the tick's writes. */
+  private decide(stored: StoredLease, observation: HoldObservation, now: ClockReading, due: RenewalDue[], settle: Settlement[]): void {
+    const record = stored.record;
     const decision = decideHoldStep(record, observation);
     switch (decision.action) {
       case 'renew': {
-        const grantMs = Math.min(record.declaredTtlMs, service.hardMaxTtlMsFor(record.jobType));
-        const remaining = remainingMsAt(record, clock.read());
+        const grantMs = Math.min(record.declaredTtlMs, this.options.service.hardMaxTtlMsFor(record.jobType));
+        const remaining = remainingMsAt(record, now);
         if (remaining > grantMs / 2 && remaining > 2 * this.intervalMs) return;
         due.push({ stored, evidence: decision.evidence, pidReading: decision.pidReading });
         return;
       }
       case 'release':
-        await service.releaseHeld(record.id, decision.reason);
-        result.released += 1;
-        return;
       case 'degrade':
-        await service.degradeHeld(record.id, decision.reason);
-        result.degraded += 1;
+        settle.push({ stored, action: decision.action, reason: decision.reason });
         return;
       case 'stop':
         return;
     }
+  }
+
+  /** Runs `fn` over `items`, at most `concurrency` at a time; a lost race or a refusal is left to the next tick. */
+  private async eachConcurrently<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+    let next = 0;
+    const worker = async () => {
+      while (next < items.length) {
+        const item = items[next++]!;
+        try {
+          await fn(item);
+        } catch (error) {
+          // A lost race (released meanwhile) or a refusal: the next tick sees the new state.
+          if (!(error instanceof Error && 'code' in error)) this.options.onError?.(error);
+        }
+      }
+    };
+    const workers = Math.min(items.length, Math.max(1, this.options.concurrency ?? 8));
+    await Promise.all(Array.from({ length: workers }, worker));
   }
 
   start(): void {
