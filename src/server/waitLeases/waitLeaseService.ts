@@ -719,19 +719,25 @@ export class WaitLeaseService {
    * many were renewed.
    */
   async renewHeldMany(due: Array<{ stored: StoredLease; evidence: Record<string, unknown>; pidReading: PidReading | null }>, source: Exclude<EvidenceSource, 'caller'>): Promise<number> {
-    const writes: Array<{ before: StoredLease; record: WaitLeaseRecord; expectedVersion: number; now: number }> = [];
+    const writes: Array<{ item: (typeof due)[number]; before: StoredLease; record: WaitLeaseRecord; expectedVersion: number; now: number }> = [];
     const oneAtATime: typeof due = [];
+    // One reading per machine for the whole batch: the renewals are decided at one instant.
+    const readings = new Map<string | null, ClockReading>();
     for (const item of due) {
-      const now = this.readingFor(item.stored.machineId);
+      let now = readings.get(item.stored.machineId);
+      if (now === undefined) {
+        now = this.readingFor(item.stored.machineId);
+        readings.set(item.stored.machineId, now);
+      }
       const outcome = this.heldRenewal(item.evidence, item.pidReading, source)(item.stored.record, now);
       if (!outcome.ok) oneAtATime.push(item);
-      else if (outcome.changed) writes.push({ before: item.stored, record: outcome.record, expectedVersion: item.stored.version, now: now.wallMs });
+      else if (outcome.changed) writes.push({ item, before: item.stored, record: outcome.record, expectedVersion: item.stored.version, now: now.wallMs });
     }
     const applied = await this.store.compareAndSetMany(writes);
     let renewed = 0;
     for (const write of writes) {
       if (!applied.has(write.record.id)) {
-        oneAtATime.push(due.find((item) => item.stored === write.before)!);
+        oneAtATime.push(write.item);
         continue;
       }
       renewed += 1;
