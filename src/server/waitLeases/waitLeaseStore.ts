@@ -214,6 +214,15 @@ const MUTABLE_COLUMNS = [
   'progress',
 ] as const;
 
+/** The conditional write of one lease (one SQL text, so each connection prepares it once). */
+const COMPARE_AND_SET = `UPDATE wait_leases SET ${MUTABLE_COLUMNS.map((column) => `${column} = ?`).join(', ')}, version = version + 1, updated_at = ? WHERE id = ? AND version = ? AND token_hash = ?`;
+
+/** PostgreSQL's compareAndSetMany: one statement over a JSON array of rows (see there). */
+const COMPARE_AND_SET_MANY_POSTGRES = `UPDATE wait_leases AS w SET ${MUTABLE_COLUMNS.map((column) => `${column} = r.${column}`).join(', ')}, version = w.version + 1, updated_at = r.updated_at
+  FROM json_populate_recordset(NULL::wait_leases, ?::json) AS r
+  WHERE w.id = r.id AND w.version = r.version AND w.token_hash = r.token_hash
+  RETURNING w.id`;
+
 function toPane(row: PaneRow): PaneRecord {
   return {
     name: row.name,
@@ -640,36 +649,30 @@ export class WaitLeaseStore {
    * carries the same token hash. Returns false when something else wrote first.
    */
   async compareAndSet(record: WaitLeaseRecord, expectedVersion: number, now: number, executor: SqlExecutor = this.db): Promise<boolean> {
-    const assignments = MUTABLE_COLUMNS.map((column) => `${column} = ?`).join(', ');
-    const result = await executor.run(
-      `UPDATE wait_leases SET ${assignments}, version = version + 1, updated_at = ? WHERE id = ? AND version = ? AND token_hash = ?`,
-      [...mutableValues(record), now, record.id, expectedVersion, record.tokenHash],
-    );
+    const values = mutableValues(record);
+    values.push(now, record.id, expectedVersion, record.tokenHash);
+    const result = await executor.run(COMPARE_AND_SET, values);
     return result.changes === 1;
   }
 
   /**
    * compareAndSet for many leases in one write: each record applies only if its row is still at
    * its expected version with the same token hash. Returns the ids that applied. PostgreSQL: one
-   * statement (the rows travel as JSON, typed by the table's own row type); SQLite: one
+   * statement (the rows travel as one JSON array, typed by the table's own row type); SQLite: one
    * transaction of conditional UPDATEs.
    */
   async compareAndSetMany(writes: Array<{ record: WaitLeaseRecord; expectedVersion: number; now: number }>): Promise<Set<string>> {
     if (writes.length === 0) return new Set();
     if (this.db.dialect === 'postgres') {
       const rows = writes.map(({ record, expectedVersion, now }) => {
+        // `version` carries the expected version. A NULL is left out: json_populate_recordset
+        // fills a missing key from its base row, NULL::wait_leases, so it arrives as NULL all the same.
+        const row: Record<string, unknown> = { id: record.id, token_hash: record.tokenHash, updated_at: now, version: expectedVersion };
         const values = mutableValues(record);
-        const row: Record<string, unknown> = { id: record.id, token_hash: record.tokenHash, updated_at: now, expected_version: expectedVersion };
-        MUTABLE_COLUMNS.forEach((column, index) => (row[column] = values[index]));
+        for (let index = 0; index < MUTABLE_COLUMNS.length; index++) if (values[index] !== null) row[MUTABLE_COLUMNS[index]!] = values[index];
         return row;
       });
-      const applied = await this.db.all<{ id: string }>(
-        `UPDATE wait_leases AS w SET ${MUTABLE_COLUMNS.map((column) => `${column} = r.${column}`).join(', ')}, version = w.version + 1, updated_at = r.updated_at
-         FROM jsonb_array_elements(?::jsonb) AS e CROSS JOIN LATERAL jsonb_populate_record(NULL::wait_leases, e) AS r
-         WHERE w.id = r.id AND w.version = (e->>'expected_version')::integer AND w.token_hash = r.token_hash
-         RETURNING w.id`,
-        [JSON.stringify(rows)],
-      );
+      const applied = await this.db.all<{ id: string }>(COMPARE_AND_SET_MANY_POSTGRES, [JSON.stringify(rows)]);
       return new Set(applied.map((row) => row.id));
     }
     return this.db.transaction(async (tx) => {
