@@ -218,6 +218,27 @@ for (const target of storageTargets) {
       assert.equal(views[2]!.remaining_ms, 10 * MIN);
     });
 
+    it("the tick's renewal clears a remembered refusal on one lease and leaves the other's fields as they were", async () => {
+      t = await startTestServer(target);
+      await stopMaintenance(t);
+      const child = await startSleeper();
+      children.push(child);
+      const refused = await t.client.holdWaitLease({ pane: 'P', job_ref: 'refused', ttl_ms: 10 * MIN, target: { pid: child.pid! } });
+      const plain = await t.client.holdWaitLease({ pane: 'P', job_ref: 'plain', ttl_ms: 10 * MIN, target: { pid: child.pid! } });
+      // The caller's own process is not the target: refused, and remembered for the verdict.
+      const selfEvidence = { pid: process.pid, start_time: readProcessInfo(process.pid)!.startTime };
+      assert.equal(((await rejection(t.client.renewWaitLease(refused.lease_id, { token: refused.token, ttl_ms: 10 * MIN, evidence: selfEvidence }))) as unknown as LeaseholdApiError).code, 'EVIDENCE_MISSING');
+      assert.deepEqual((await t.client.paneVerdict('P')).reasons.map((reason) => [reason.code, reason.job_ref]), [['EVIDENCE_MISSING', 'refused']]);
+      const plainBefore = await t.client.getWaitLease(plain.lease_id);
+      t.leaseClock.advance(6 * MIN);
+      assert.equal((await t.server.holdLoop.runOnce()).renewed, 2);
+      assert.deepEqual((await t.client.paneVerdict('P')).reasons, [], 'the target verified again: nothing missing any more');
+      const plainAfter = await t.client.getWaitLease(plain.lease_id);
+      assert.deepEqual([plainAfter.state, plainAfter.renew_count, plainAfter.remaining_ms], ['active', 1, 10 * MIN]);
+      const kept = (view: typeof plainAfter) => [view.state_reason, view.end_reason, view.expired_by, view.ended_at, view.authorized_until, view.clamped_by, view.observer, view.chain_deadline];
+      assert.deepEqual(kept(plainAfter), kept(plainBefore), 'what the renewal does not change stays');
+    });
+
     it('a pid reused by another process is caught by its start time', async () => {
       const child = await startSleeper();
       children.push(child);

@@ -719,7 +719,7 @@ export class WaitLeaseService {
    * many were renewed.
    */
   async renewHeldMany(due: Array<{ stored: StoredLease; evidence: Record<string, unknown>; pidReading: PidReading | null }>, source: Exclude<EvidenceSource, 'caller'>): Promise<number> {
-    const writes: Array<{ item: (typeof due)[number]; before: StoredLease; record: WaitLeaseRecord; expectedVersion: number; now: number }> = [];
+    const writes: Array<{ item: (typeof due)[number]; before: WaitLeaseRecord; record: WaitLeaseRecord; expectedVersion: number; now: number }> = [];
     const oneAtATime: typeof due = [];
     // One reading per machine for the whole batch: the renewals are decided at one instant.
     const readings = new Map<string | null, ClockReading>();
@@ -731,7 +731,7 @@ export class WaitLeaseService {
       }
       const outcome = this.heldRenewal(item.evidence, item.pidReading, source)(item.stored.record, now);
       if (!outcome.ok) oneAtATime.push(item);
-      else if (outcome.changed) writes.push({ item, before: item.stored, record: outcome.record, expectedVersion: item.stored.version, now: now.wallMs });
+      else if (outcome.changed) writes.push({ item, before: item.stored.record, record: outcome.record, expectedVersion: item.stored.version, now: now.wallMs });
     }
     const applied = await this.store.compareAndSetMany(writes);
     let renewed = 0;
@@ -741,7 +741,7 @@ export class WaitLeaseService {
         continue;
       }
       renewed += 1;
-      this.bus.publish({ type: 'lease.changed', human_id: write.before.humanId, pane: write.record.pane, lease_id: write.record.id, change: changeOf(write.before.record, write.record, 'renewed') });
+      this.bus.publish({ type: 'lease.changed', human_id: write.item.stored.humanId, pane: write.record.pane, lease_id: write.record.id, change: changeOf(write.before, write.record, 'renewed') });
     }
     if (renewed > 0) this.options.onDeadlineChanged?.();
     for (const item of oneAtATime) {

@@ -217,11 +217,62 @@ const MUTABLE_COLUMNS = [
 /** The conditional write of one lease (one SQL text, so each connection prepares it once). */
 const COMPARE_AND_SET = `UPDATE wait_leases SET ${MUTABLE_COLUMNS.map((column) => `${column} = ?`).join(', ')}, version = version + 1, updated_at = ? WHERE id = ? AND version = ? AND token_hash = ?`;
 
-/** PostgreSQL's compareAndSetMany: one statement over a JSON array of rows (see there). */
-const COMPARE_AND_SET_MANY_POSTGRES = `UPDATE wait_leases AS w SET ${MUTABLE_COLUMNS.map((column) => `${column} = r.${column}`).join(', ')}, version = w.version + 1, updated_at = r.updated_at
-  FROM json_populate_recordset(NULL::wait_leases, ?::json) AS r
-  WHERE w.id = r.id AND w.version = r.version AND w.token_hash = r.token_hash
-  RETURNING w.id`;
+/**
+ * The mutable columns in groups that change together. A batched compare-and-set writes only the
+ * groups in which some value changed: a renewal leaves the state, the end and the observer as
+ * they were, so the indexes on them are not rewritten. Whole groups keep the SQL texts few (at
+ * most one per combination of groups). Safe because every write of these columns is a
+ * compare-and-set that moves the version: a row still at the expected version holds exactly
+ * the values the write was decided from.
+ */
+const COLUMN_GROUPS: ReadonlyArray<ReadonlyArray<(typeof MUTABLE_COLUMNS)[number]>> = [
+  ['renewed_at', 'renewed_boot_ms', 'renewed_boot_id', 'renew_count', 'expires_at_boot_ms', 'expires_at_wall_ms', 'clamped_by', 'last_evidence', 'progress'],
+  ['authorized_until_wall_ms', 'authorized_until_boot_ms'],
+  ['state', 'state_reason', 'end_reason', 'expired_by', 'ended_at', 'ended_boot_ms', 'ended_boot_id', 'release_note', 'expired_notice_consumed', 'censoring', 'measured_duration_ms'],
+  ['last_refusal'],
+  ['observer_kind', 'observer'],
+];
+/** For each of MUTABLE_COLUMNS (by index), the bit of its group. */
+const GROUP_BIT: readonly number[] = MUTABLE_COLUMNS.map((column) => {
+  const group = COLUMN_GROUPS.findIndex((columns) => columns.includes(column));
+  if (group < 0) throw new Error(`mutable column ${column} is in no COLUMN_GROUPS group`);
+  return 1 << group;
+});
+
+/** The groups (bits) in which `after` differs from `before`, as stored values. */
+function changedGroups(before: readonly SqlValue[], after: readonly SqlValue[]): number {
+  let groups = 0;
+  for (let index = 0; index < after.length; index++) if (before[index] !== after[index]) groups |= GROUP_BIT[index]!;
+  return groups;
+}
+
+interface PartialWrite {
+  /** Indexes into MUTABLE_COLUMNS of the columns written. */
+  columns: number[];
+  sqlite: string;
+  postgres: string;
+}
+const partialWrites = new Map<number, PartialWrite>();
+
+function partialWrite(groups: number): PartialWrite {
+  let write = partialWrites.get(groups);
+  if (!write) {
+    const columns = MUTABLE_COLUMNS.flatMap((_, index) => ((GROUP_BIT[index]! & groups) !== 0 ? [index] : []));
+    const names = columns.map((index) => MUTABLE_COLUMNS[index]!);
+    write = {
+      columns,
+      sqlite: `UPDATE wait_leases SET ${names.map((name) => `${name} = ?, `).join('')}version = version + 1, updated_at = ? WHERE id = ? AND version = ? AND token_hash = ?`,
+      // The rows travel as one JSON array typed by the table's own row type; `version` carries
+      // the expected version.
+      postgres: `UPDATE wait_leases AS w SET ${names.map((name) => `${name} = r.${name}, `).join('')}version = w.version + 1, updated_at = r.updated_at
+        FROM json_populate_recordset(NULL::wait_leases, ?::json) AS r
+        WHERE w.id = r.id AND w.version = r.version AND w.token_hash = r.token_hash
+        RETURNING w.id`,
+    };
+    partialWrites.set(groups, write);
+  }
+  return write;
+}
 
 function toPane(row: PaneRow): PaneRecord {
   return {
@@ -657,28 +708,36 @@ export class WaitLeaseStore {
 
   /**
    * compareAndSet for many leases in one write: each record applies only if its row is still at
-   * its expected version with the same token hash. Returns the ids that applied. PostgreSQL: one
-   * statement (the rows travel as one JSON array, typed by the table's own row type); SQLite: one
-   * transaction of conditional UPDATEs.
+   * its expected version with the same token hash, and only the column groups in which it
+   * differs from `before` (the record that version holds) are written. Returns the ids that
+   * applied. PostgreSQL: one statement; SQLite: one transaction of conditional UPDATEs.
    */
-  async compareAndSetMany(writes: Array<{ record: WaitLeaseRecord; expectedVersion: number; now: number }>): Promise<Set<string>> {
+  async compareAndSetMany(writes: Array<{ before: WaitLeaseRecord; record: WaitLeaseRecord; expectedVersion: number; now: number }>): Promise<Set<string>> {
     if (writes.length === 0) return new Set();
+    const planned = writes.map((write) => {
+      const values = mutableValues(write.record);
+      return { write, values, groups: changedGroups(mutableValues(write.before), values) };
+    });
     if (this.db.dialect === 'postgres') {
-      const rows = writes.map(({ record, expectedVersion, now }) => {
-        // `version` carries the expected version. A NULL is left out: json_populate_recordset
-        // fills a missing key from its base row, NULL::wait_leases, so it arrives as NULL all the same.
-        const row: Record<string, unknown> = { id: record.id, token_hash: record.tokenHash, updated_at: now, version: expectedVersion };
-        const values = mutableValues(record);
-        for (let index = 0; index < MUTABLE_COLUMNS.length; index++) if (values[index] !== null) row[MUTABLE_COLUMNS[index]!] = values[index];
+      // One statement writes the groups any of the rows changed (a row's unchanged values are its own).
+      const { columns, postgres } = partialWrite(planned.reduce((groups, plan) => groups | plan.groups, 0));
+      const rows = planned.map(({ write, values }) => {
+        // A NULL is left out: json_populate_recordset fills a missing key from its base row,
+        // NULL::wait_leases, so it arrives as NULL all the same.
+        const row: Record<string, unknown> = { id: write.record.id, token_hash: write.record.tokenHash, updated_at: write.now, version: write.expectedVersion };
+        for (const index of columns) if (values[index] !== null) row[MUTABLE_COLUMNS[index]!] = values[index];
         return row;
       });
-      const applied = await this.db.all<{ id: string }>(COMPARE_AND_SET_MANY_POSTGRES, [JSON.stringify(rows)]);
+      const applied = await this.db.all<{ id: string }>(postgres, [JSON.stringify(rows)]);
       return new Set(applied.map((row) => row.id));
     }
     return this.db.transaction(async (tx) => {
       const applied = new Set<string>();
-      for (const { record, expectedVersion, now } of writes) {
-        if (await this.compareAndSet(record, expectedVersion, now, tx)) applied.add(record.id);
+      for (const { write, values, groups } of planned) {
+        const { columns, sqlite } = partialWrite(groups);
+        const params: SqlValue[] = columns.map((index) => values[index]!);
+        params.push(write.now, write.record.id, write.expectedVersion, write.record.tokenHash);
+        if ((await tx.run(sqlite, params)).changes === 1) applied.add(write.record.id);
       }
       return applied;
     });
