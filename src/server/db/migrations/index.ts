@@ -12,6 +12,7 @@ import { claimClockMigration } from './0006_claim_clock.ts';
 import { claimEventKindsMigration } from './0007_claim_event_kinds.ts';
 import { paneOwnershipMigration } from './0008_pane_ownership.ts';
 import { leaseFusesMigration } from './0010_lease_fuses.ts';
+import { waitLeaseRenewalIndexesMigration } from './0011_wait_lease_renewal_indexes.ts';
 
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -23,6 +24,7 @@ export const MIGRATIONS: readonly Migration[] = [
   claimEventKindsMigration,
   paneOwnershipMigration,
   leaseFusesMigration,
+  waitLeaseRenewalIndexesMigration,
 ];
 
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
