@@ -66,24 +66,46 @@ async function throughput(target: StorageTarget, workers: number): Promise<void>
   });
 }
 
-/** MCP claim_next over HTTP with the real SDK client: 500 claims, each completed; returns the median (ms). */
-export async function mcpLatency(target: StorageTarget): Promise<number> {
+const MCP_CLAIMS = 500;
+
+/**
+ * MCP claim_next over HTTP with the real SDK client: 500 claims, each completed; returns the
+ * median (ms). `client`: 'in-process' (the SDK client shares the server's event loop, as in
+ * issue 11's target) or 'child' (the client in its own process, as Claude Code is).
+ */
+export async function mcpLatency(target: StorageTarget, client: 'in-process' | 'child' = 'in-process'): Promise<number> {
   const { connectMcp } = await import('../test/support/mcp.ts');
   return withServer(target, async (server) => {
     const vended = await server.claims.vendEndpoint(server.human, { slug: 'mcp' });
-    for (let index = 0; index < 500; index++) await server.claims.createTodo(server.human, { queue: 'bench', title: `t${index}` });
-    const session = await connectMcp(server.url, vended.token);
-    const latencies: number[] = [];
-    for (let index = 0; index < 500; index++) {
-      const before = performance.now();
-      const claim = await session.call('claim_next', { queue: 'bench' });
-      latencies.push(performance.now() - before);
-      await session.call('complete', { todo_id: claim.value.todo_id, claim_epoch: claim.value.claim_epoch });
+    for (let index = 0; index < MCP_CLAIMS; index++) await server.claims.createTodo(server.human, { queue: 'bench', title: `t${index}` });
+    let latencies: number[] = [];
+    if (client === 'child') {
+      latencies = await childClientLatencies(server.url, vended.token, MCP_CLAIMS);
+    } else {
+      const session = await connectMcp(server.url, vended.token);
+      for (let index = 0; index < MCP_CLAIMS; index++) {
+        const before = performance.now();
+        const claim = await session.call('claim_next', { queue: 'bench' });
+        latencies.push(performance.now() - before);
+        await session.call('complete', { todo_id: claim.value.todo_id, claim_epoch: claim.value.claim_epoch });
+      }
+      await session.close();
     }
-    await session.close();
-    report(`MCP claim_next over HTTP ${target.name}`, { median: fmtMs(median(latencies)), p99: fmtMs(percentile(latencies, 99)) });
+    report(`MCP claim_next over HTTP ${target.name}, client ${client}`, { median: fmtMs(median(latencies)), p99: fmtMs(percentile(latencies, 99)) });
     return median(latencies);
   });
+}
+
+/** Runs bench/support/mcpClaimClient.ts in its own process against the server; its claim_next latencies. */
+async function childClientLatencies(url: string, token: string, count: number): Promise<number[]> {
+  const script = fileURLToPath(new URL('./support/mcpClaimClient.ts', import.meta.url));
+  const child = spawn(process.execPath, [script, url, String(count)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdin!.end(token);
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`the MCP bench client exited ${code}`);
+  return JSON.parse(output.trim().split('\n').at(-1)!) as number[];
 }
 
 async function reaperLag(target: StorageTarget): Promise<void> {
@@ -159,6 +181,7 @@ export async function benchClaims(): Promise<void> {
     await throughput(target, 1);
     await throughput(target, 8);
     await mcpLatency(target);
+    await mcpLatency(target, 'child');
     await reaperLag(target);
   }
   await coldStart();
