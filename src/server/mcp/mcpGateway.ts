@@ -193,6 +193,10 @@ export class McpGateway {
     for (const registrar of this.options.registrars ?? []) registrar(tools, endpoint);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      // A request's answer is one JSON body, not an SSE stream per POST: one write of headers
+      // and body instead of several, and no ReadableStream per call. Server-initiated
+      // notifications (tools/list_changed) still reach the client on its GET stream.
+      enableJsonResponse: true,
       onsessioninitialized: (id) => {
         this.makeRoom(endpoint.id);
         this.sessions.set(id, { endpointId: endpoint.id, server, transport, reregister, lastSeenMs: this.clock.nowMs() });
