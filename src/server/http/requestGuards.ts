@@ -45,20 +45,38 @@ export function checkHostAndOrigin(req: IncomingMessage): void {
 export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) throw tooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
-  }
-  if (size === 0) return undefined;
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = await readBodyText(req, limit);
+  if (text === undefined) return undefined;
   try {
     return JSON.parse(text);
   } catch (error) {
     throw new LeaseholdError('invalid_argument', `request body is not valid JSON: ${(error as Error).message}`, { field: 'body' });
   }
+}
+
+/**
+ * The body as text (undefined when empty), read with plain listeners: an async iterator over
+ * the request costs a stream wrapper and a promise per chunk, a tenth of a small MCP call.
+ */
+function readBodyText(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (error?: unknown) => {
+      req.off('data', onData).off('end', onEnd).off('error', done).off('close', onClose);
+      if (error !== undefined) reject(error);
+      else resolve(size === 0 ? undefined : (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8'));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) done(tooLarge(limit));
+      else chunks.push(chunk);
+    };
+    const onEnd = () => done();
+    // Closed before its end: the client went away mid-body.
+    const onClose = () => done(new Error('request closed before its body ended'));
+    req.on('data', onData).on('end', onEnd).on('error', done).on('close', onClose);
+  });
 }
 
 function tooLarge(limit: number): LeaseholdError {

@@ -64,10 +64,11 @@ export function createRequestListener(options: RequestListenerOptions): RequestL
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     checkHostAndOrigin(req);
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = req.method ?? 'GET';
+    // Every MCP call asks for exactly /mcp: no URL object for it (the other routes need one).
+    const url = req.url === '/mcp' ? undefined : new URL(req.url ?? '/', 'http://127.0.0.1');
 
-    if (url.pathname === '/mcp') {
+    if (!url || url.pathname === '/mcp') {
       const body = method === 'POST' ? await readJsonBody(req) : undefined;
       await options.mcp.handle(req, res, body);
       return;
