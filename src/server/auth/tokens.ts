@@ -1,6 +1,6 @@
 // Bearer tokens: random, shown once, stored only as a SHA-256 hash. They are 256-bit random
 // strings, so a fast hash is enough (no password stretching needed).
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export type TokenKind = 'human' | 'endpoint' | 'lease';
 
@@ -10,8 +10,9 @@ export function generateToken(kind: TokenKind): string {
   return TOKEN_PREFIX[kind] + randomBytes(32).toString('base64url');
 }
 
+/** Every authenticated request hashes its token: the one-shot crypto.hash, not a Hash object per call. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /** Short random ids with a type prefix: ep_…, td_…, wl_… */
