@@ -8,21 +8,22 @@
 // maxSessions live at once (maxSessionsPerEndpoint per endpoint); past a cap the least
 // recently used session is ended. A client that calls with an ended session gets the MCP
 // answer for that (404, JSON-RPC -32001 "Session not found") and initializes a new one.
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Clock } from '../../core/clock.ts';
 import { LeaseholdError } from '../../core/errors.ts';
-import { mcpInstructions } from '../../core/mcpText.ts';
 import { hashToken } from '../auth/tokens.ts';
 import type { ClaimService } from '../claims/claimService.ts';
 import type { ClaimStore } from '../claims/claimStore.ts';
 import type { EndpointRecord } from '../claims/records.ts';
 import type { ChangeBus } from '../events.ts';
-import { registerClaimTools } from './claimTools.ts';
-import { SessionTools } from './sessionTools.ts';
+import type { SessionTools } from './sessionTools.ts';
+
+/** The SDK and the session's tools, loaded on the first /mcp request (sessionKit.ts says why). */
+type SessionKit = typeof import('./sessionKit.ts');
+let sessionKit: Promise<SessionKit> | undefined;
+const loadSessionKit = () => (sessionKit ??= import('./sessionKit.ts'));
 
 /** Adds more tools to a session (the wait-lease verbs register themselves this way). */
 export type ToolRegistrar = (tools: SessionTools, endpoint: EndpointRecord) => void;
@@ -122,8 +123,9 @@ export class McpGateway {
       await session.transport.handleRequest(req, res, body);
       return;
     }
-    if (req.method === 'POST' && isInitializeRequest(body)) {
-      await this.startSession(endpoint, req, res, body);
+    const kit = await loadSessionKit();
+    if (req.method === 'POST' && kit.isInitializeRequest(body)) {
+      await this.startSession(kit, endpoint, req, res, body);
       return;
     }
     // JSON-RPC gets a JSON-RPC answer. Claude Code probes with server/discover (protocol
@@ -180,32 +182,21 @@ export class McpGateway {
     }
   }
 
-  private async startSession(endpoint: EndpointRecord, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    const server = new McpServer(
-      { name: 'leasehold', version: this.options.version },
-      {
-        instructions: mcpInstructions(endpoint.slug, endpoint.default_lease_ttl_seconds),
-        capabilities: { tools: { listChanged: true } },
-      },
-    );
-    const tools = new SessionTools(server, (error) => this.options.onError?.(error));
-    const { reregister } = registerClaimTools(tools, endpoint, this.options.claims);
-    for (const registrar of this.options.registrars ?? []) registrar(tools, endpoint);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      // A request's answer is one JSON body, not an SSE stream per POST: one write of headers
-      // and body instead of several, and no ReadableStream per call. Server-initiated
-      // notifications (tools/list_changed) still reach the client on its GET stream.
-      enableJsonResponse: true,
-      onsessioninitialized: (id) => {
+  private async startSession(kit: SessionKit, endpoint: EndpointRecord, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const { transport } = await kit.openSession({
+      endpoint,
+      claims: this.options.claims,
+      version: this.options.version,
+      registrars: this.options.registrars ?? [],
+      onError: (error) => this.options.onError?.(error),
+      onInitialized: (id, { server, transport, reregister }) => {
         this.makeRoom(endpoint.id);
         this.sessions.set(id, { endpointId: endpoint.id, server, transport, reregister, lastSeenMs: this.clock.nowMs() });
       },
+      onClosed: (id) => {
+        if (id) this.sessions.delete(id);
+      },
     });
-    transport.onclose = () => {
-      if (transport.sessionId) this.sessions.delete(transport.sessionId);
-    };
-    await server.connect(transport);
     await transport.handleRequest(req, res, body);
   }
 
