@@ -6,4 +6,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/ensure-deps.sh
 bash scripts/with-node.sh node scripts/build.mjs
-exec bash scripts/with-node.sh node bin/leasehold.cjs serve "$@"
+# The server's memory settings (src/runtime/serverMemory.ts) from the start, so that serve need
+# not re-execute itself for them; a MALLOC_ARENA_MAX you set is kept.
+export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
+exec bash scripts/with-node.sh node --max-semi-space-size=1 bin/leasehold.cjs serve "$@"

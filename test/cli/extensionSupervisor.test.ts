@@ -2,7 +2,7 @@
 // `leasehold serve` detached, a second window's supervisor adopts the same server, and a
 // killed server is restarted. Needs the build (dist/cli/leasehold.js).
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ServerState } from '../../src/extension/model/serverStatus.ts';
 import { RestartPolicy } from '../../src/extension/server/restartPolicy.ts';
@@ -61,6 +61,14 @@ describe('extension server supervisor (real processes)', function () {
     assert.equal(running.adopted, false);
     assert.ok(existsSync(join(runtimeDir, 'server.log')));
     assert.equal((await first.client!.health()).ok, true);
+    if (process.platform === 'linux') {
+      // Spawned with the server's memory settings (src/runtime/serverMemory.ts), so serve did not re-execute.
+      const cmdline = readFileSync(`/proc/${running.pid}/cmdline`, 'utf8').split('\0');
+      const environ = readFileSync(`/proc/${running.pid}/environ`, 'utf8').split('\0');
+      assert.ok(cmdline.includes('--max-semi-space-size=1'), cmdline.join(' '));
+      assert.ok(environ.includes('MALLOC_ARENA_MAX=2'));
+      assert.ok(!environ.some((entry) => entry.startsWith('LEASEHOLD_SERVE_EXECED=')), 'no re-exec needed');
+    }
 
     const second = supervisor(runtimeDir, dataDir, []);
     await second.ensureRunning();

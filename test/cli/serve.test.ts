@@ -1,11 +1,12 @@
 // `leasehold serve` as a real process: runtime files, single instance, clean shutdown.
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startLeaseServer, silentLogger } from '../../src/server/app.ts';
 import { LeaseholdClient } from '../../src/client/client.ts';
 import { tempDir } from '../support/storage.ts';
-import { startServeProcess } from '../support/cli.ts';
+import { CLI_PATH, runCli, startServeProcess, until } from '../support/cli.ts';
 
 describe('leasehold serve', () => {
   let dataDir: string;
@@ -52,5 +53,64 @@ describe('leasehold serve', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     const second = await startServeProcess([], { LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_RUNTIME_DIR: runtimeDir });
     await second.stop();
+  });
+
+  describe('memory settings (src/runtime/serverMemory.ts)', () => {
+    const procFile = (pid: number, name: string) => readFileSync(`/proc/${pid}/${name}`, 'utf8').split('\0');
+    before(function () {
+      if (process.platform !== 'linux') this.skip();
+    });
+
+    it('started without them, serve re-executes itself once: same pid, the flag and MALLOC_ARENA_MAX=2', async () => {
+      const server = await startServeProcess([], { LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_RUNTIME_DIR: runtimeDir, MALLOC_ARENA_MAX: undefined, NODE_OPTIONS: undefined });
+      try {
+        const cmdline = procFile(server.pid, 'cmdline');
+        const environ = procFile(server.pid, 'environ');
+        assert.ok(cmdline.includes('--max-semi-space-size=1'), cmdline.join(' '));
+        assert.ok(environ.includes('MALLOC_ARENA_MAX=2'));
+        assert.ok(environ.includes('LEASEHOLD_SERVE_EXECED=1'));
+        assert.equal(JSON.parse(readFileSync(join(runtimeDir, 'server.json'), 'utf8')).pid, server.pid, 'the pid its parent spawned serves');
+      } finally {
+        await server.stop();
+      }
+    });
+
+    it('keeps values the user chose, and re-executes for none when all are given', async () => {
+      const server = await startServeProcess([], {
+        LEASEHOLD_DATA_DIR: dataDir,
+        LEASEHOLD_RUNTIME_DIR: runtimeDir,
+        MALLOC_ARENA_MAX: '4',
+        NODE_OPTIONS: '--max-semi-space-size=4',
+      });
+      try {
+        const environ = procFile(server.pid, 'environ');
+        assert.ok(environ.includes('MALLOC_ARENA_MAX=4'));
+        assert.ok(!procFile(server.pid, 'cmdline').includes('--max-semi-space-size=1'));
+        assert.ok(!environ.some((entry) => entry.startsWith('LEASEHOLD_SERVE_EXECED=')));
+      } finally {
+        await server.stop();
+      }
+    });
+
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      it(`the re-executed server stops on ${signal} with exit code 0, and removes server.json`, async () => {
+        const child = spawn(process.execPath, [CLI_PATH, 'serve'], {
+          env: { ...process.env, LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_RUNTIME_DIR: runtimeDir, MALLOC_ARENA_MAX: undefined },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (code, sig) => resolve([code, sig])));
+        await until('server.json', async () => (existsSync(join(runtimeDir, 'server.json')) ? true : undefined));
+        assert.ok(procFile(child.pid!, 'environ').includes('LEASEHOLD_SERVE_EXECED=1'));
+        child.kill(signal);
+        assert.deepEqual(await exited, [0, null]);
+        assert.equal(existsSync(join(runtimeDir, 'server.json')), false);
+      });
+    }
+
+    it('a usage error still exits 2 with its message, once', async () => {
+      const result = await runCli(['serve', '--port', 'abc'], { env: { MALLOC_ARENA_MAX: undefined } });
+      assert.equal(result.code, 2);
+      assert.equal(result.stderr.match(/--port: must be a whole number/g)?.length, 1, result.stderr);
+    });
   });
 });

@@ -6,6 +6,7 @@ import { identityProblem } from '../../core/identity.ts';
 import { readSecretFile, warnSecretOnCommandLine } from '../connect.ts';
 import { parseDurationMs, parseWholeNumber } from './waitLeaseArgs.ts';
 import { DEFAULT_HARD_MAX_TTL_MS, validateHardMaxTtlByJobType } from '../../core/waitLease/grant.ts';
+import { reexecWithServerSettings } from '../../runtime/serverMemory.ts';
 
 /** --hard-max-ttl (a duration), else LEASEHOLD_HARD_MAX_TTL_MS (ms), else the server default (1h). */
 function hardMaxTtlMsOf(flag: string | undefined): number | undefined {
@@ -97,6 +98,9 @@ export function registerServe(program: Command): void {
     .option('--chain-cap <duration>', 'unattended authority per job-ref chain, renewals included; reached: CHAIN_CAP_REACHED, page now (env LEASEHOLD_CHAIN_CAP_MS in ms; default 4h)')
     .option('--identical-renewal-limit <k>', 'K: this many renewals in a row with the same evidence and no progress escalate to a page, NO_PROGRESS (env LEASEHOLD_IDENTICAL_RENEWAL_LIMIT; default 12)')
     .action(async (options: { dataDir?: string; databaseUrl?: string; databaseUrlFile?: string; port?: number; hardMaxTtl?: string; identity?: string; hardMaxTtlFor?: string[]; chainCap?: string; identicalRenewalLimit?: string; inference?: boolean }, command: Command) => {
+      // Before anything else: the server's memory settings need a process started with them
+      // (src/runtime/serverMemory.ts); this replaces the process once, keeping its pid and stdio.
+      reexecWithServerSettings();
       const hardMaxTtlMs = hardMaxTtlMsOf(options.hardMaxTtl);
       if (hardMaxTtlMs !== undefined && hardMaxTtlMs <= 0) throw new UsageError('--hard-max-ttl: must be positive');
       const hardMaxTtlMsByJobType = hardMaxTtlByJobTypeOf(options.hardMaxTtlFor);

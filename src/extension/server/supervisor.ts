@@ -8,6 +8,7 @@ import { closeSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
 import { LeaseholdClient } from '../../client/client.ts';
 import { isProcessAlive, readDiscovery } from '../../runtime/discovery.ts';
 import { runtimeFiles } from '../../runtime/paths.ts';
+import { serverSpawnSettings } from '../../runtime/serverMemory.ts';
 import type { ServerState } from '../model/serverStatus.ts';
 import { RestartPolicy } from './restartPolicy.ts';
 import type { RuntimeChoice, ServerRuntime } from './runtime.ts';
@@ -168,12 +169,15 @@ export class ServerSupervisor {
       mkdirSync(runtimeDir, { recursive: true, mode: 0o700 });
       rotateLog(logPath, this.options.maxLogBytes ?? 5 * 1024 * 1024);
       const fd = openSync(logPath, 'a', 0o600);
-      const args = [cliScript, '--runtime-dir', runtimeDir, 'serve', ...launch.args];
+      const env = { ...process.env, ...runtime.env, ...launch.env, LEASEHOLD_RUNTIME_DIR: runtimeDir };
+      // The server's memory settings at spawn (src/runtime/serverMemory.ts), so that serve need not re-execute itself.
+      const memory = serverSpawnSettings(env);
+      const args = [...memory.flags, cliScript, '--runtime-dir', runtimeDir, 'serve', ...launch.args];
       this.options.log.info(`spawning ${runtime.command} ${args.join(' ')}`);
       const child = spawn(runtime.command, args, {
         detached: true,
         stdio: ['ignore', fd, fd],
-        env: { ...process.env, ...runtime.env, ...launch.env, LEASEHOLD_RUNTIME_DIR: runtimeDir },
+        env: { ...env, ...memory.env },
         windowsHide: true,
       });
       closeSync(fd);
