@@ -43,16 +43,20 @@ export function serverSpawnSettings(env: NodeJS.ProcessEnv): { flags: string[]; 
  * Replaces this process with one that has the memory settings (process.execve: same pid,
  * stdio, signals and exit code, so supervisors and the single-instance lock see no
  * difference), when it lacks them. Returns only when nothing needed doing or it cannot
- * (Windows, a Node without process.execve, or already re-executed): the server then runs
- * as it is.
+ * (Windows, a Node without process.execve, already re-executed, or execve failed): the
+ * server then runs as it is.
  */
 export function reexecWithServerSettings(proc: NodeJS.Process = process): void {
   if (proc.env[SERVER_EXEC_MARK] === '1' || proc.platform === 'win32' || typeof proc.execve !== 'function') return;
   const missing = missingServerSettings(proc.execArgv, proc.env);
   if (missing.flags.length === 0 && Object.keys(missing.env).length === 0) return;
-  proc.execve(proc.execPath, [proc.execPath, ...proc.execArgv, ...missing.flags, ...proc.argv.slice(1)], {
-    ...proc.env,
-    ...missing.env,
-    [SERVER_EXEC_MARK]: '1',
-  });
+  try {
+    proc.execve(proc.execPath, [proc.execPath, ...proc.execArgv, ...missing.flags, ...proc.argv.slice(1)], {
+      ...proc.env,
+      ...missing.env,
+      [SERVER_EXEC_MARK]: '1',
+    });
+  } catch {
+    // execve itself failed (the process is intact): serve without the settings rather than not at all.
+  }
 }

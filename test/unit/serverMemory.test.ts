@@ -38,5 +38,7 @@ describe('server memory settings', () => {
     reexecWithServerSettings(fake({ MALLOC_ARENA_MAX: '2' }, ['--max-semi-space-size=1']));
     reexecWithServerSettings(fake({}, [], 'win32'));
     assert.equal(calls.length, 1, 'already re-executed, nothing missing, or Windows: the process runs as it is');
+    const failing = { ...fake({}), execve: () => { throw new Error('EACCES'); } } as unknown as NodeJS.Process;
+    assert.doesNotThrow(() => reexecWithServerSettings(failing), 'a failed execve leaves the server to run as it is');
   });
 });
