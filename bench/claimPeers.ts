@@ -21,6 +21,7 @@ import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { Queue, Worker } from 'bullmq';
 import { LeaseholdClient } from '../src/client/client.ts';
+import { serverSpawnSettings } from '../src/runtime/serverMemory.ts';
 import { generateOrderedId } from '../src/server/auth/tokens.ts';
 import { silentLogger, startLeaseServer, type LeaseServer } from '../src/server/app.ts';
 import type { EndpointRecord } from '../src/server/claims/records.ts';
@@ -355,7 +356,8 @@ async function sideBySide(): Promise<Map<string, { perSecond: number; p99: numbe
 /**
  * RSS of a real server process after 10,000 todos and 1,000 wait-leases added over HTTP. The
  * server runs from an esbuild bundle, as `leasehold serve` ships (dist/cli), not from .ts
- * sources: Node's type stripping alone costs ~17 MB that no user pays.
+ * sources: Node's type stripping alone costs ~17 MB that no user pays. It gets the memory
+ * settings every real start path gives it (the supervisor, npm start, serve's re-exec).
  */
 async function serverRss(): Promise<number> {
   const bundleDir = mkdtempSync(join(tmpdir(), 'leasehold-bench-rss-'));
@@ -373,7 +375,9 @@ async function serverRss(): Promise<number> {
     banner: { js: "import { createRequire as __leaseholdCreateRequire } from 'node:module'; const require = __leaseholdCreateRequire(import.meta.url);" },
     external: ['pg-native'],
   });
-  const child = spawn(process.execPath, [bundle, '{}'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Started as every real start path starts the server: with its memory settings (src/runtime/serverMemory.ts).
+  const settings = serverSpawnSettings(process.env);
+  const child = spawn(process.execPath, [...settings.flags, bundle, '{}'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...settings.env } });
   try {
     const line = await new Promise<string>((resolve, reject) => {
       let buffered = '';
