@@ -4,6 +4,7 @@
 // server's hold loop needs exactly the same identity (pid + start time); that file is a
 // leaf with no server state, which is why this glue module may import it.
 
+import { descendantsIn } from '../core/processTree.ts';
 import { listProcesses, readArgv, readCommandLine, readProcessInfo } from '../server/observe/processInfo.ts';
 import type { ProcessInfo } from '../server/observe/processInfo.ts';
 
@@ -59,29 +60,12 @@ export function findAncestorAmong<C extends ProcessIdentity>(
 
 /**
  * All live descendants of `pid`, breadth first (children before grandchildren). Snapshot of
- * one process-table scan; a process reparented to init (double fork, setsid daemons) is no
- * longer a descendant and will not appear.
+ * one process-table scan, walked by core's descendantsIn; a process reparented to init (double
+ * fork, setsid daemons) is no longer a descendant and will not appear.
  */
 export function descendants(pid: number, list: () => ProcessInfo[] = listProcesses): ProcessInfo[] {
-  const childrenOf = new Map<number, ProcessInfo[]>();
-  for (const info of list()) {
-    if (info.state === 'Z') continue; // exited, waiting to be reaped: nothing to wait for
-    const siblings = childrenOf.get(info.ppid);
-    if (siblings) siblings.push(info);
-    else childrenOf.set(info.ppid, [info]);
-  }
-  const result: ProcessInfo[] = [];
-  const queue = [pid];
-  const seen = new Set<number>([pid]);
-  while (queue.length > 0) {
-    for (const child of childrenOf.get(queue.shift() as number) ?? []) {
-      if (seen.has(child.pid)) continue;
-      seen.add(child.pid);
-      result.push(child);
-      queue.push(child.pid);
-    }
-  }
-  return result;
+  // A zombie has exited, waiting to be reaped: nothing to wait for.
+  return descendantsIn(pid, list().filter((info) => info.state !== 'Z'));
 }
 
 /**
