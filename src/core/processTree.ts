@@ -11,14 +11,11 @@ export interface ProcessNode {
   state: string;
 }
 
-/**
- * Every descendant of `pid` in `table` (one snapshot), breadth first: children before
- * grandchildren. `pid`'s own row is not included. Exited-but-unreaped rows (zombies) are
- * included; a caller that wants only live processes leaves them out of `table`. A process
- * reparented away (double fork, setsid daemons) is no longer a descendant. A cycle (a table
- * that changed under its reader) is walked once.
- */
-export function descendantsIn<P extends ProcessNode>(pid: number, table: readonly P[]): P[] {
+/** The rows of one snapshot by parent pid: built once, walked for any number of roots. */
+export type ChildrenIndex<P extends ProcessNode = ProcessNode> = ReadonlyMap<number, readonly P[]>;
+
+/** Indexes one snapshot by parent pid (a row that names itself as its parent is no one's child). */
+export function childrenIndex<P extends ProcessNode>(table: readonly P[]): ChildrenIndex<P> {
   const childrenOf = new Map<number, P[]>();
   for (const row of table) {
     if (row.pid === row.ppid) continue;
@@ -26,6 +23,19 @@ export function descendantsIn<P extends ProcessNode>(pid: number, table: readonl
     if (siblings) siblings.push(row);
     else childrenOf.set(row.ppid, [row]);
   }
+  return childrenOf;
+}
+
+/**
+ * Every descendant of `pid` in one snapshot (its rows, or their childrenIndex when several
+ * roots are walked), breadth first: children before grandchildren. `pid`'s own row is not
+ * included. Exited-but-unreaped rows (zombies) are included; a caller that wants only live
+ * processes leaves them out of the table. A process reparented away (double fork, setsid
+ * daemons) is no longer a descendant. A cycle (a table that changed under its reader) is
+ * walked once.
+ */
+export function descendantsIn<P extends ProcessNode>(pid: number, table: readonly P[] | ChildrenIndex<P>): P[] {
+  const childrenOf = Array.isArray(table) ? childrenIndex(table as readonly P[]) : (table as ChildrenIndex<P>);
   const result: P[] = [];
   const seen = new Set<number>([pid]);
   // `result` is the queue too: index -1 is `pid` itself, then each descendant in the order found.

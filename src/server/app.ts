@@ -33,7 +33,7 @@ import { ClockWatcher } from './waitLeases/clockWatcher.ts';
 import { ExpirySweeper } from './waitLeases/expirySweeper.ts';
 import { HoldLoop } from './waitLeases/holdLoop.ts';
 import { InferenceObserver } from './waitLeases/inference.ts';
-import type { ProcessReader } from './waitLeases/observers.ts';
+import type { ProcessLister, ProcessReader } from './waitLeases/observers.ts';
 import { WaitLeaseService } from './waitLeases/waitLeaseService.ts';
 import { WaitLeaseStore } from './waitLeases/waitLeaseStore.ts';
 import { removeDiscovery, writeDiscovery } from '../runtime/discovery.ts';
@@ -106,6 +106,8 @@ export interface LeaseServerConfig {
   machineSilentAfterMs?: number;
   /** Process reader for pid targets (tests inject failures); defaults to /proc or ps. */
   processReader?: ProcessReader;
+  /** Process-table snapshot for a held pid's progress marker (its descendants' CPU time); defaults to /proc or ps. */
+  processLister?: ProcessLister;
   /** How often the Claude Code hook spool is replayed (default 2 s; also once at start). */
   hookReplayIntervalMs?: number;
   /** MCP session bounds: idle expiry and caps (defaults in DEFAULT_MCP_SESSION_LIMITS). */
@@ -238,6 +240,7 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       chainCapMs,
       identicalRenewalLimit,
       readProcess: config.processReader,
+      listProcesses: config.processLister,
       onDeadlineChanged: () => expirySweeper?.reschedule(),
       onHoldStarted: () => holdLoop?.kick(),
       machineId: identity.id,

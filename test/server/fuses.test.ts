@@ -1,10 +1,12 @@
 // The seed's deferred fuses, enforced by the server over real HTTP on real storage: per-job-type
 // hard max TTLs, the chain cap, and progress-token escalation through the real hold loop on
-// real child processes. Time moves only by hand (ManualLeaseClock).
+// real child processes and process trees (a pid's progress is its whole tree's CPU time). Time
+// moves only by hand (ManualLeaseClock).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { LeaseholdApiError } from '../../src/client/client.ts';
-import { readProcessInfo } from '../../src/server/observe/processInfo.ts';
+import { descendantsIn } from '../../src/core/processTree.ts';
+import { listProcesses, readProcessInfo } from '../../src/server/observe/processInfo.ts';
 import { storageTargets } from '../support/storage.ts';
 import { rejection, startTestServer, type TestServer } from '../support/server.ts';
 
@@ -62,7 +64,13 @@ for (const target of storageTargets) {
     describe('progress tokens through the hold loop (real processes)', () => {
       const children: ChildProcess[] = [];
       afterEach(() => {
-        for (const child of children.splice(0)) child.kill('SIGKILL');
+        for (const child of children.splice(0)) {
+          try {
+            process.kill(-child.pid!, 'SIGKILL'); // a tree started in its own process group
+          } catch {
+            child.kill('SIGKILL');
+          }
+        }
       });
       const start = (args: string[]) => {
         const child = spawn(process.execPath, args, { stdio: 'ignore' });
@@ -88,6 +96,60 @@ for (const target of storageTargets) {
         assert.equal(verdict.disposition, 'page_immediately');
         assert.equal(verdict.leases[0]!.identical_renewals, 2);
         assert.equal(verdict.leases[0]!.last_progress_at, null);
+      });
+
+      /** A shell that only waits on `child` (never exec'ing it), in its own process group; resolves once the child runs. */
+      async function startTree(child: string): Promise<{ shell: number; child: number }> {
+        const tree = spawn('sh', ['-c', `${child} & wait`], { stdio: 'ignore', detached: true });
+        children.push(tree);
+        for (let wait = 0; wait < 200; wait++) {
+          const [first] = descendantsIn(tree.pid!, listProcesses());
+          if (first !== undefined && first.comm !== 'sh') return { shell: tree.pid!, child: first.pid };
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        throw new Error(`${child} did not start under its shell`);
+      }
+      /** Until `pid` has used more CPU than `ticks` (a loaded machine may not schedule it at once). */
+      async function usedMoreThan(pid: number, ticks: number): Promise<void> {
+        for (let wait = 0; wait < 200 && (readProcessInfo(pid)?.cpuTicks ?? ticks) <= ticks; wait++) {
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+      }
+
+      it('a held shell that only waits while its child burns CPU shows progress (npm under leasehold run, a Claude Code Bash wrapper)', async () => {
+        const { shell, child } = await startTree(`${process.execPath} -e 'for (;;) {}'`);
+        const shellTicks = readProcessInfo(shell)!.cpuTicks;
+        const grant = await t.client.holdWaitLease({ pane: 'T', job_ref: 'npm-test', ttl_ms: 10 * MIN, target: { pid: shell } });
+        // Read after each renewal's own read, so waiting for more than it means the tree moved since.
+        let cpu = readProcessInfo(child)?.cpuTicks ?? 0;
+        for (let n = 0; n < 3; n++) {
+          await usedMoreThan(child, cpu);
+          await renewalTick();
+          cpu = readProcessInfo(child)?.cpuTicks ?? cpu;
+        }
+        let verdict = await t.client.paneVerdict('T');
+        assert.deepEqual(verdict.reasons, [], `K = 2, three renewals: no NO_PROGRESS while the child works`);
+        assert.equal(verdict.leases[0]!.identical_renewals, 0);
+        assert.equal(verdict.leases[0]!.last_progress_at, t.leaseClock.read().wallMs);
+        // A renewal the caller asks for (pid evidence, `leasehold pane wait-lease renew`) reads the tree the same way.
+        await usedMoreThan(child, cpu);
+        t.leaseClock.advance(MIN);
+        await t.client.renewWaitLease(grant.lease_id, { token: grant.token, ttl_ms: 10 * MIN, evidence: { pid: shell, start_time: readProcessInfo(shell)!.startTime } });
+        verdict = await t.client.paneVerdict('T');
+        assert.deepEqual([verdict.reasons, verdict.leases[0]!.identical_renewals, verdict.leases[0]!.last_progress_at], [[], 0, t.leaseClock.read().wallMs]);
+        assert.equal(readProcessInfo(shell)!.cpuTicks, shellTicks, 'the held shell itself used no CPU all along: the progress was its child');
+      });
+
+      it('a held process tree that does nothing (a shell waiting on sleep) still escalates at exactly K', async () => {
+        const { shell } = await startTree('sleep 120');
+        await new Promise((resolve) => setTimeout(resolve, 300)); // past their start-up CPU
+        await t.client.holdWaitLease({ pane: 'S', job_ref: 'sleeping', ttl_ms: 10 * MIN, target: { pid: shell } });
+        await renewalTick();
+        assert.deepEqual((await t.client.paneVerdict('S')).reasons, [], 'one identical renewal: no page yet');
+        await renewalTick();
+        const verdict = await t.client.paneVerdict('S');
+        assert.deepEqual(verdict.reasons.map((reason) => reason.code), ['NO_PROGRESS']);
+        assert.deepEqual([verdict.leases[0]!.identical_renewals, verdict.leases[0]!.last_progress_at], [2, null]);
       });
 
       it('a held process burning CPU shows progress: no escalation, and the last sign of progress is in the verdict', async () => {

@@ -13,7 +13,7 @@ import type { LeaseholdApiError } from '../../src/client/client.ts';
 import { LeaseholdClient } from '../../src/client/client.ts';
 import { silentLogger, startLeaseServer } from '../../src/server/app.ts';
 import { ManualLeaseClock } from '../../src/server/clock/leaseClock.ts';
-import { readProcessInfo, type ProcessInfo } from '../../src/server/observe/processInfo.ts';
+import { listProcesses, readProcessInfo, type ProcessInfo } from '../../src/server/observe/processInfo.ts';
 import { pidReadingOf } from '../../src/server/waitLeases/observers.ts';
 import { decideHoldStep } from '../../src/core/waitLease/hold.ts';
 import { storageTargets, tempDir } from '../support/storage.ts';
@@ -306,6 +306,29 @@ for (const target of storageTargets) {
         views.map((view) => view.state),
         ['ended', 'active', 'ended', 'active', 'ended', 'active'],
       );
+    });
+
+    it('the process table (for the progress markers) is read at hold time and once per tick with pid renewals due, never on a verify-only tick', async () => {
+      let scans = 0;
+      t = await startTestServer(target, {
+        processLister: () => {
+          scans += 1;
+          return listProcesses();
+        },
+      });
+      await stopMaintenance(t);
+      const first = await startSleeper();
+      const second = await startSleeper();
+      children.push(first, second);
+      for (let index = 0; index < 4; index++) {
+        await t.client.holdWaitLease({ pane: 'P', job_ref: `job${index}`, ttl_ms: 10 * MIN, target: { pid: (index % 2 === 0 ? first : second).pid! } });
+      }
+      assert.equal(scans, 4, 'each hold reads its baseline marker');
+      assert.deepEqual(await t.server.holdLoop.runOnce(), { checked: 4, renewed: 0, released: 0, degraded: 0 });
+      assert.equal(scans, 4, 'a verify-only tick reads each pid, not the table');
+      t.leaseClock.advance(6 * MIN);
+      assert.equal((await t.server.holdLoop.runOnce()).renewed, 4);
+      assert.equal(scans, 5, 'four renewals on two processes: one table');
     });
 
     it('when the target cannot be verified the lease is degraded and no longer renewed', async () => {

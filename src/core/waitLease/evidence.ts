@@ -1,6 +1,7 @@
 // Renewal evidence: a fresh observation of the awaited target itself. "My process is alive" or
 // a bare "still running" proves only the renewer's liveness, so it is refused like no evidence.
 import { LeaseholdError } from '../errors.ts';
+import { type ChildrenIndex, type ProcessNode, descendantsIn } from '../processTree.ts';
 
 /** How old an observation may be and still renew a lease. */
 export const DEFAULT_EVIDENCE_FRESHNESS_MS = 60_000;
@@ -14,8 +15,34 @@ export interface PidReading {
   startTime: string | null;
   /** Wall time of the read. */
   readAtWallMs: number;
-  /** CPU time the process has used (clock ticks, user + system), when the platform says: a progress marker. */
+  /**
+   * CPU time the process tree has used (clock ticks, user + system; pidTreeCpuTicks), when the
+   * platform says: the progress marker. Absent in a reading taken only to check liveness.
+   */
   cpuTicks?: number | null;
+}
+
+/** One process-table row as the server read it: CPU ticks of the process and of its children it waited for. */
+export interface ProcessCpuRow extends ProcessNode {
+  cpuTicks?: number;
+}
+
+/**
+ * The progress rule for a held pid: the CPU time of the whole tree under it, from one snapshot
+ * of the process table. The process's own ticks (which include its children it has waited for)
+ * plus every descendant's: `leasehold run -- npm test` holds npm, which idles while its child
+ * mocha works, and a Claude Code Bash wrapper shell only waits on the command it runs. A child
+ * that exited but was not yet waited for (a zombie) still counts its own ticks; once reaped they
+ * are in its parent's, so the sum does not dip. A process reparented away (a daemon) is not
+ * counted. Undefined when the platform gives no CPU time for the process itself (macOS `ps`).
+ * `table`: the snapshot's rows, or their childrenIndex when many pids are read from one snapshot.
+ * Every pid marker (the baseline at hold time and each renewal's) is computed by this function.
+ */
+export function pidTreeCpuTicks(root: { pid: number; cpuTicks?: number | null }, table: readonly ProcessCpuRow[] | ChildrenIndex<ProcessCpuRow>): number | undefined {
+  if (typeof root.cpuTicks !== 'number') return undefined;
+  let ticks = root.cpuTicks;
+  for (const descendant of descendantsIn(root.pid, table)) ticks += descendant.cpuTicks ?? 0;
+  return ticks;
 }
 
 /** A verified observation of the target, stored on the lease as last_evidence. */
@@ -33,7 +60,7 @@ function progressMarker(value: unknown): string | undefined {
   return undefined;
 }
 
-/** The progress marker of a server pid reading: the CPU time it read, when the platform says. */
+/** The progress marker of a server pid reading: the process tree's CPU time it read (pidTreeCpuTicks), when the platform says. */
 function cpuMarker(reading: PidReading): string | undefined {
   return typeof reading.cpuTicks === 'number' ? `cpu:${reading.cpuTicks}` : undefined;
 }

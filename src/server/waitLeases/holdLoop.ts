@@ -4,14 +4,19 @@
 // ended, degrade (and stop) when it cannot be verified. Verification runs every tick, so an
 // ended target releases within one interval; the renew write happens only once the lease has
 // used half its grant, so 1,000 healthy holds cost reads, not writes. A tick reads each distinct
-// pid once (its snapshot of the machine at one instant), however many holds wait on it. Team mode: only the
-// leases granted on this machine are looked at; another machine's pid means nothing here.
+// pid once (its snapshot of the machine at one instant), however many holds wait on it, and the
+// whole process table (for the progress marker: the CPU time of the held process's tree) only
+// when a pid renewal is due. Team mode: only the leases granted on this machine are looked at;
+// another machine's pid means nothing here.
 import { IntervalLoop } from '../maintenance/intervalLoop.ts';
 import { type HoldObservation, decideHoldStep } from '../../core/waitLease/hold.ts';
 import { remainingMsAt } from '../../core/waitLease/lease.ts';
 import type { ClockReading } from '../../core/waitLease/clockReading.ts';
 import type { LeaseClock } from '../clock/leaseClock.ts';
-import { observeProviderJob, pidReadingOf } from './observers.ts';
+import { type ChildrenIndex, childrenIndex } from '../../core/processTree.ts';
+import type { PidReading } from '../../core/waitLease/evidence.ts';
+import type { ProcessInfo } from '../observe/processInfo.ts';
+import { observeProviderJob, pidReadingFrom } from './observers.ts';
 import type { WaitLeaseService } from './waitLeaseService.ts';
 import type { StoredLease } from './waitLeaseStore.ts';
 
@@ -58,34 +63,38 @@ export class HoldLoop {
     const { service, clock } = this.options;
     const held = await service.store.heldLeases(service.machineId);
     const result: HoldTickResult = { checked: held.length, renewed: 0, released: 0, degraded: 0 };
-    const due: RenewalDue[] = [];
+    const pidDue: RenewalDue[] = [];
     const settle: Settlement[] = [];
     // The tick's view of the machine at one instant: each distinct pid is read once, at one
     // clock reading, and every lease pinned on it is judged on that reading (its own start
     // time decides, so a reused pid is still a different process for the lease it ended).
     const now = clock.read();
     const pids = new Map<number, HoldObservation>();
+    const rows = new Map<number, ProcessInfo | null>();
     const providers: StoredLease[] = [];
     for (const stored of held) {
       const observer = stored.record.observer;
       if (observer.kind === 'pid') {
         let observation = pids.get(observer.pid);
         if (observation === undefined) {
-          observation = this.observePid(observer.pid, now.wallMs);
+          const read = this.observePid(observer.pid, now.wallMs);
+          observation = read.observation;
           pids.set(observer.pid, observation);
+          rows.set(observer.pid, read.row);
         }
-        this.decide(stored, observation, now, due, settle);
+        this.decide(stored, observation, now, pidDue, settle);
       } else if (observer.kind === 'provider_job') {
         providers.push(stored);
       }
     }
+    const renewals = this.withProgressMarkers(pidDue, rows);
     // Provider checks run a command or a request each: a few at a time.
     await this.eachConcurrently(providers, async (stored) => {
       const observer = stored.record.observer;
       if (observer.kind !== 'provider_job') return;
       const answer = await observeProviderJob(observer, service.providerTimeoutMs);
       const at = clock.read();
-      this.decide(stored, { kind: 'provider_job', state: answer.state, observedAtWallMs: at.wallMs, error: answer.error }, at, due, settle);
+      this.decide(stored, { kind: 'provider_job', state: answer.state, observedAtWallMs: at.wallMs, error: answer.error }, at, renewals, settle);
     });
     // Ended and unverifiable targets: each written the one-at-a-time way (read, decide, compare-and-set).
     await this.eachConcurrently(settle, async ({ stored, action, reason }) => {
@@ -99,19 +108,50 @@ export class HoldLoop {
     });
     // The renewals due this tick, written together (one statement on PostgreSQL).
     try {
-      result.renewed += await service.renewHeldMany(due, 'server');
+      result.renewed += await service.renewHeldMany(renewals, 'server');
     } catch (error) {
       this.options.onError?.(error);
     }
     return result;
   }
 
-  private observePid(pid: number, readAtWallMs: number): HoldObservation {
+  /** The tick's read of one pid: the observation core judges, and the row a progress marker starts from. */
+  private observePid(pid: number, readAtWallMs: number): { observation: HoldObservation; row: ProcessInfo | null } {
     try {
-      return { kind: 'pid', reading: pidReadingOf(pid, this.options.service.readProcess, readAtWallMs) };
+      const row = this.options.service.readProcess(pid);
+      return { observation: { kind: 'pid', reading: pidReadingFrom(pid, row, readAtWallMs) }, row };
     } catch (error) {
-      return { kind: 'pid', reading: null, error: (error as Error).message };
+      return { observation: { kind: 'pid', reading: null, error: (error as Error).message }, row: null };
     }
+  }
+
+  /**
+   * The pid renewals due this tick, each given its pid's progress marker: the CPU time of the
+   * process tree, from the tick's own read of the pid and one process-table snapshot for every
+   * pid due, taken only when some pid renewal is due (a verify-only tick reads no table). This is
+   * the reading a hold's baseline is made of (pidProgressReadingOf: the process, then the table),
+   * so a tree that did nothing renews identically. A table that cannot be read is reported and
+   * counts no descendants (the process's own CPU time still moves the marker).
+   */
+  private withProgressMarkers(due: readonly RenewalDue[], rows: ReadonlyMap<number, ProcessInfo | null>): RenewalDue[] {
+    if (due.length === 0) return [];
+    let table: ChildrenIndex<ProcessInfo> = new Map();
+    try {
+      table = childrenIndex(this.options.service.listProcesses());
+    } catch (error) {
+      this.options.onError?.(error);
+    }
+    const readings = new Map<number, PidReading>();
+    return due.map((item) => {
+      const observer = item.stored.record.observer;
+      if (observer.kind !== 'pid' || item.pidReading === null) return item;
+      let reading = readings.get(observer.pid);
+      if (reading === undefined) {
+        reading = pidReadingFrom(observer.pid, rows.get(observer.pid) ?? null, item.pidReading.readAtWallMs, table);
+        readings.set(observer.pid, reading);
+      }
+      return { ...item, pidReading: reading };
+    });
   }
 
   /** Core's decision for one lease on one observation, sorted into the tick's writes. */

@@ -3,19 +3,46 @@
 // running or finished). What an observation means is decided in core (evidence.ts, hold.ts).
 import { spawn } from 'node:child_process';
 import { LeaseholdError, invalidArgument } from '../../core/errors.ts';
-import type { PidReading } from '../../core/waitLease/evidence.ts';
+import type { ChildrenIndex } from '../../core/processTree.ts';
+import { type PidReading, pidTreeCpuTicks } from '../../core/waitLease/evidence.ts';
 import type { ProviderJobState } from '../../core/waitLease/hold.ts';
-import { type ProcessInfo, readProcessInfo } from '../observe/processInfo.ts';
+import { type ProcessInfo, listProcesses, readProcessInfo } from '../observe/processInfo.ts';
 
 export type ProcessReader = (pid: number) => ProcessInfo | null;
+/** One snapshot of the process table (every process visible to this user). */
+export type ProcessLister = () => ProcessInfo[];
 
 export const defaultProcessReader: ProcessReader = readProcessInfo;
+export const defaultProcessLister: ProcessLister = listProcesses;
 
-/** A pid reading for core: no process, or an exited-but-unreaped one (zombie), has no start time. */
-export function pidReadingOf(pid: number, read: ProcessReader, readAtWallMs: number): PidReading {
-  const info = read(pid);
+/**
+ * A pid reading for core from what the server read of it: its identity (no process, or an
+ * exited-but-unreaped one, a zombie, has no start time) and, given the process-table snapshot
+ * taken right after `info` (its rows, or their childrenIndex for many pids), its progress
+ * marker: the process tree's CPU time, summed by core's pidTreeCpuTicks. Without a table it is
+ * a liveness reading, with no marker.
+ */
+export function pidReadingFrom(pid: number, info: ProcessInfo | null, readAtWallMs: number, table?: readonly ProcessInfo[] | ChildrenIndex<ProcessInfo>): PidReading {
   const running = info !== null && info.pid === pid && info.state !== 'Z';
-  return { pid, startTime: running ? info.startTime : null, readAtWallMs, ...(running && info.cpuTicks !== undefined ? { cpuTicks: info.cpuTicks } : {}) };
+  if (!running) return { pid, startTime: null, readAtWallMs };
+  const cpuTicks = table === undefined ? undefined : pidTreeCpuTicks(info, table);
+  return { pid, startTime: info.startTime, readAtWallMs, ...(cpuTicks === undefined ? {} : { cpuTicks }) };
+}
+
+/** A liveness reading of a pid: one /proc/<pid>/stat (or ps) read, no progress marker. */
+export function pidReadingOf(pid: number, read: ProcessReader, readAtWallMs: number): PidReading {
+  return pidReadingFrom(pid, read(pid), readAtWallMs);
+}
+
+/**
+ * A pid reading with its progress marker: the process, then one process-table snapshot for its
+ * descendants. A table scan costs a few ms on a busy machine, so this is for when a marker is
+ * written (a hold's baseline, a renewal), never for a liveness check. The hold loop makes the
+ * same reading from its tick's read of the pid and one table for all pids due (holdLoop.ts).
+ */
+export function pidProgressReadingOf(pid: number, read: ProcessReader, list: ProcessLister, readAtWallMs: number): PidReading {
+  const info = read(pid);
+  return pidReadingFrom(pid, info, readAtWallMs, info === null ? [] : list());
 }
 
 export interface ProviderJobTarget {

@@ -58,7 +58,17 @@ import { generateId, hashToken } from '../auth/tokens.ts';
 import type { LeaseClock } from '../clock/leaseClock.ts';
 import type { SqlExecutor } from '../db/sql.ts';
 import type { ChangeBus } from '../events.ts';
-import { defaultProcessReader, notHoldable, observeProviderJob, pidReadingOf, type ProcessReader, validateProviderUrl } from './observers.ts';
+import {
+  defaultProcessLister,
+  defaultProcessReader,
+  notHoldable,
+  observeProviderJob,
+  pidProgressReadingOf,
+  pidReadingOf,
+  type ProcessLister,
+  type ProcessReader,
+  validateProviderUrl,
+} from './observers.ts';
 import type { LeaseFilter, PaneRecord, StoredLease, WaitLeaseStore } from './waitLeaseStore.ts';
 
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 10_000;
@@ -79,6 +89,8 @@ export interface WaitLeaseServiceOptions {
   /** K: identical renewals in a row that escalate to a page (default 12). */
   identicalRenewalLimit?: number;
   readProcess?: ProcessReader;
+  /** The process-table snapshot a held pid's progress marker sums its descendants from (default /proc or ps). */
+  listProcesses?: ProcessLister;
   providerTimeoutMs?: number;
   /** A lease was granted or shortened: the sweeper re-arms its timer. */
   onDeadlineChanged?: () => void;
@@ -121,6 +133,7 @@ export class WaitLeaseService {
   readonly chainCapMs: number | null;
   readonly identicalRenewalLimit: number;
   readonly readProcess: ProcessReader;
+  readonly listProcesses: ProcessLister;
   readonly providerTimeoutMs: number;
   readonly machineId: string;
   private readonly bus: ChangeBus;
@@ -136,6 +149,7 @@ export class WaitLeaseService {
     this.chainCapMs = options.chainCapMs === undefined ? DEFAULT_CHAIN_CAP_MS : options.chainCapMs;
     this.identicalRenewalLimit = options.identicalRenewalLimit ?? DEFAULT_IDENTICAL_RENEWAL_LIMIT;
     this.readProcess = options.readProcess ?? defaultProcessReader;
+    this.listProcesses = options.listProcesses ?? defaultProcessLister;
     this.providerTimeoutMs = options.providerTimeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS;
     this.machineId = options.machineId ?? 'local';
   }
@@ -436,7 +450,8 @@ export class WaitLeaseService {
     let initialProgressToken: string | null = null;
     const target = request.target;
     if ('pid' in target) {
-      const reading = pidReadingOf(target.pid, this.readProcess, this.clock.read().wallMs);
+      // The baseline marker is computed as every renewal's is (the process tree's CPU time).
+      const reading = pidProgressReadingOf(target.pid, this.readProcess, this.listProcesses, this.clock.read().wallMs);
       observer = pinPidTarget(target, reading.startTime === null ? null : reading);
       if (observer.kind === 'pid') initialProgressToken = pidProgressToken(observer.pid, observer.startTime, reading);
     } else {
@@ -485,8 +500,15 @@ export class WaitLeaseService {
           ttlMs: body.ttl_ms,
           evidence,
           source,
-          // The server reads the named pid itself; the caller's word is not evidence.
-          pidReading: typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 0 ? pidReadingOf(pid, this.readProcess, now.wallMs) : null,
+          // The server reads the named pid itself; the caller's word is not evidence. Only the
+          // lease's own pinned pid can renew it, so only for that one is the process table read
+          // for the progress marker.
+          pidReading:
+            typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0
+              ? null
+              : record.observer.kind === 'pid' && record.observer.pid === pid
+                ? pidProgressReadingOf(pid, this.readProcess, this.listProcesses, now.wallMs)
+                : pidReadingOf(pid, this.readProcess, now.wallMs),
           authorizedUntil: body.authorized_until,
           now,
           hardMaxTtlMs: this.hardMaxTtlMs,
