@@ -5,6 +5,8 @@
 // - hold loop CPU time and RSS with 1,000 held leases. 1,000 real `sleep` children would be
 //   too many, so the 1,000 holds share 5 real child pids. A tick reads each distinct pid once,
 //   so sharing flatters the figure: `holdLoop(target, 200)` spreads them over 200 real pids.
+//   A renew tick also scans the process table once (each due pid's progress marker is the CPU
+//   time of its process tree), so its cost grows with the processes on the machine too.
 // Run: `node bench/waitLeases.ts` (or `npm run bench -- waitLeases`).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
