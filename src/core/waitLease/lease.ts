@@ -505,13 +505,20 @@ export function renew(record: WaitLeaseRecord, input: RenewInput): LeaseOutcome<
     clampedBy: grant.clampedBy,
     lastEvidence: observation,
     lastRefusal: null,
-    progress: advanceProgress(
-      bounded.progress,
-      progressTokenOf(observation),
-      now,
-      input.identicalRenewalLimit ?? DEFAULT_IDENTICAL_RENEWAL_LIMIT,
-      kindForConsumers(bounded.kind) === 'declared',
-    ),
+    // A pid observed with no progress marker (the platform reads no CPU time, as on macOS, and
+    // the caller gave no progress value) says nothing about progress: such a renewal neither
+    // counts toward NO_PROGRESS nor resets the count, so a busy job is not paged for the
+    // platform's blindness (the chain cap still bounds it).
+    progress:
+      observation.kind === 'pid' && observation.progress === undefined
+        ? bounded.progress
+        : advanceProgress(
+            bounded.progress,
+            progressTokenOf(observation),
+            now,
+            input.identicalRenewalLimit ?? DEFAULT_IDENTICAL_RENEWAL_LIMIT,
+            kindForConsumers(bounded.kind) === 'declared',
+          ),
   };
   return { ok: true, record: next, changed: true, grant };
 }

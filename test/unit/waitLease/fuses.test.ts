@@ -105,6 +105,21 @@ describe('progress-token escalation (NO_PROGRESS)', () => {
     assert.match(verdict.reasons[0]!.detail, /3 renewals in a row with the same evidence; no sign of progress since it was granted/);
   });
 
+  it('a pid whose platform reads no CPU time (macOS) is never paged for it: its renewals count neither way', () => {
+    let lease = acquireLease({ initialProgressToken: 'pid:4242:98765|cpu:7' });
+    lease = expectOk(renewAt(lease, MIN, 7, K)).record;
+    assert.equal(lease.progress.identicalRenewals, 1);
+    for (let n = 2; n <= K + 5; n++) {
+      const now = at(n * MIN);
+      const blind = { now, evidence: { pid: 4242, start_time: '98765' }, pidReading: { pid: 4242, startTime: '98765', readAtWallMs: now.wallMs } };
+      lease = expectOk(renew(lease, { tokenHash: 'hash-good', ttlMs: 10 * MIN, source: 'caller', ...blind, hardMaxTtlMs: HARD_MAX, identicalRenewalLimit: K })).record;
+    }
+    assert.equal(lease.progress.identicalRenewals, 1, 'unchanged: nothing was known either way');
+    assert.deepEqual(codes(lease, (K + 5) * MIN), []);
+    lease = expectOk(renewAt(lease, (K + 6) * MIN, 7, K)).record;
+    assert.equal(lease.progress.identicalRenewals, 2, 'a CPU reading again counts as before');
+  });
+
   it('progress (CPU time moved) resets the count and is recorded as the last sign of progress', () => {
     let lease = acquireLease({ initialProgressToken: 'pid:4242:98765|cpu:7' });
     for (let n = 1; n <= K; n++) lease = expectOk(renewAt(lease, n * MIN, 7, K)).record;
