@@ -2,7 +2,7 @@
 // payloads stay under PostgreSQL's 8,000-byte limit, lose no change, keep their order, and
 // a notification of an earlier server (one event) is still read.
 import assert from 'node:assert/strict';
-import { MAX_PAYLOAD_BYTES, notifyPayloads, readNotifyPayload } from '../../src/server/team/changeRelay.ts';
+import { MAX_PAYLOAD_BYTES, notifyPayloads, payloadPrefix, readNotifyPayload } from '../../src/server/team/changeRelay.ts';
 import type { ChangeEvent } from '../../src/server/events.ts';
 
 const todoEvent = (index: number): ChangeEvent => ({ type: 'todo.changed', todo_id: `td_${index}`, queue: 'reviews', change: 'claimed', endpoint_id: 'ep_1' });
@@ -22,6 +22,13 @@ describe('change relay payloads', () => {
     const payloads = notifyPayloads('o', [todoEvent(1), todoEvent(2)].map((event) => JSON.stringify(event)));
     assert.equal(payloads.length, 1);
     assert.deepEqual(readNotifyPayload(payloads[0]!).events, [todoEvent(1), todoEvent(2)]);
+  });
+
+  it("a server's own payloads, and only its own, start with its prefix", () => {
+    const [own] = notifyPayloads('abc', [JSON.stringify(todoEvent(1))]);
+    const [other] = notifyPayloads('abcd', [JSON.stringify(todoEvent(1))]);
+    assert.ok(own!.startsWith(payloadPrefix('abc')));
+    assert.ok(!other!.startsWith(payloadPrefix('abc')), 'an origin that merely begins the same is another server');
   });
 
   it('reads the one-event payload of an earlier server', () => {

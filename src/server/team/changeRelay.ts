@@ -9,7 +9,7 @@
 // is gone are not replayed (events are hints, clients re-read what they show), and on
 // reconnect an `onReconnect` hook lets the server say so.
 //
-// Sending is coalesced: the changes of a few milliseconds go out as one pg_notify (a JSON array,
+// Sending is coalesced: the changes of 20 milliseconds go out as one pg_notify (a JSON array,
 // split below PostgreSQL's 8,000-byte payload limit), with at most one notify in flight. One
 // notify per change cost a round trip and a transaction per claim transition: a quarter of the
 // claim throughput on PostgreSQL.
@@ -19,14 +19,19 @@ import type { ChangeBus, ChangeEvent } from '../events.ts';
 import type { Db } from '../db/sql.ts';
 
 const MAX_BACKOFF_MS = 5_000;
-/** How long a change waits for others to go out with it: small beside the 1 s the cross-server view is held to. */
-export const NOTIFY_LINGER_MS = 5;
+/** How long a change waits for others to go out with it: small beside the 1 s the cross-server view is held to (each notify is a transaction, and every server parses every other's). */
+export const NOTIFY_LINGER_MS = 20;
 /** PostgreSQL refuses a payload of 8,000 bytes or more; ours stay below with room to spare. */
 export const MAX_PAYLOAD_BYTES = 7_500;
 
+/** How every payload of one origin begins: a server skips its own notifications by it, unparsed. */
+export function payloadPrefix(origin: string): string {
+  return `{"origin":${JSON.stringify(origin)},`;
+}
+
 /** Notification payloads for these changes: JSON `{origin, events}`, each under maxBytes (one oversized event goes alone). */
 export function notifyPayloads(origin: string, events: readonly string[], maxBytes = MAX_PAYLOAD_BYTES): string[] {
-  const head = `{"origin":${JSON.stringify(origin)},"events":[`;
+  const head = `${payloadPrefix(origin)}"events":[`;
   const payloads: string[] = [];
   let current: string[] = [];
   let size = head.length + 2;
@@ -115,8 +120,10 @@ export class ChangeRelay {
     };
     client.on('error', (error) => lost(error));
     client.on('end', () => lost(new Error('connection ended')));
+    // This server hears its own notifications too: they are told apart by their first bytes, unparsed.
+    const ownPrefix = payloadPrefix(this.origin);
     client.on('notification', (message) => {
-      if (message.channel !== this.channel || !message.payload) return;
+      if (message.channel !== this.channel || !message.payload || message.payload.startsWith(ownPrefix)) return;
       try {
         const { origin, events } = readNotifyPayload(message.payload);
         if (origin !== this.origin) for (const event of events) this.options.bus.deliver(event);
