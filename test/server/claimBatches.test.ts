@@ -3,7 +3,10 @@
 // as if alone: its own endpoint row and lease precedence, its own fencing epoch, its own
 // refusal, FIFO per queue, no todo handed out twice.
 import assert from 'node:assert/strict';
+import { LeaseholdError } from '../../src/core/errors.ts';
+import { ClaimStore } from '../../src/server/claims/claimStore.ts';
 import type { EndpointRecord } from '../../src/server/claims/records.ts';
+import type { Db } from '../../src/server/db/sql.ts';
 import { storageTargets } from '../support/storage.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -157,3 +160,27 @@ for (const target of storageTargets) {
     });
   });
 }
+
+describe('coalesced claim transitions when the database is gone', () => {
+  // A stand-in for a PostgreSQL server that cannot be reached (the fault suite restarts a real
+  // one under load: test/fault/postgresRestart.fault.test.ts); it counts the statements tried.
+  const unreachable = () => {
+    const tried: string[] = [];
+    const fail = async (sql: string): Promise<never> => {
+      tried.push(sql);
+      throw new LeaseholdError('unavailable', 'storage error in PostgreSQL test: the database server is unreachable (ECONNREFUSED)');
+    };
+    const db = { dialect: 'postgres' as const, all: fail, run: fail, transaction: fail, execScript: fail, close: async () => undefined };
+    return { db: db as unknown as Db, tried };
+  };
+  const endpoint: EndpointRecord = { id: 'ep_1', human_id: 'hu_1', slug: 'w', name: 'w', scope: [], friend: false, state: 'active', default_lease_ttl_seconds: null, created_at: 0, revoked_at: null };
+  const lease = { leaseMs: 300_000, leaseSeconds: 300, source: 'server' as const };
+
+  it('fails every call of the batch with the coded 503 at once, without trying each call again', async () => {
+    const { db, tried } = unreachable();
+    const store = new ClaimStore(db);
+    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => store.claimNext('reviews', endpoint, lease, 1000)));
+    assert.deepEqual(outcomes.map((outcome) => outcome.status === 'rejected' && (outcome.reason as LeaseholdError).code), Array(5).fill('unavailable'));
+    assert.equal(tried.length, 1, 'one batch statement, no call-by-call retry');
+  });
+});

@@ -8,6 +8,7 @@
 // statement claims (or completes, or releases) for every caller of the batch, each checked
 // against its own endpoint row, its own lease and its own fencing epoch.
 import type { LeaseSource } from '../../core/claimLease.ts';
+import { LeaseholdError } from '../../core/errors.ts';
 import type { Verb } from '../../core/verbs.ts';
 import { Batcher, type BatchOutcome } from '../db/batcher.ts';
 import { first, type Db, type SqlExecutor, type SqlValue } from '../db/sql.ts';
@@ -160,6 +161,16 @@ type EndClaimKind = 'released' | 'completed';
 async function oneByOne<Req, Res>(requests: readonly Req[], single: (request: Req) => Promise<Res>): Promise<BatchOutcome<Res>[]> {
   const settled = await Promise.allSettled(requests.map(single));
   return settled.map((outcome) => (outcome.status === 'fulfilled' ? { ok: true, value: outcome.value } : { ok: false, error: outcome.reason as unknown }));
+}
+
+/**
+ * After a batch statement failed: a database that is unreachable fails every call of the batch
+ * at once (each alone would wait for a connection again, doubling the wait for its 503); any
+ * other failure (a value one call sent, a deadlock) is retried call by call.
+ */
+function afterBatchFailure<Req, Res>(error: unknown, requests: readonly Req[], single: (request: Req) => Promise<Res>): Promise<BatchOutcome<Res>[]> {
+  if (error instanceof LeaseholdError && error.code === 'unavailable') return Promise.resolve(requests.map(() => ({ ok: false, error })));
+  return oneByOne(requests, single);
 }
 
 /** Batches at once per kind of transition: one on the wire while the next gathers, one more for a second connection. */
@@ -484,8 +495,8 @@ export class ClaimStore {
         column((request) => request.lease.leaseSeconds),
         column((request) => request.lease.source),
       ] as unknown as SqlValue[]);
-    } catch {
-      return oneByOne(requests, (request) => this.claimNextStatement(request));
+    } catch (error) {
+      return afterBatchFailure(error, requests, (request) => this.claimNextStatement(request));
     }
     return requests.map((request, index) => ({ ok: true, value: checkedRow(rows[index], request.expected) }));
   }
@@ -564,8 +575,8 @@ export class ClaimStore {
         column((request) => request.claim.claimEpoch),
         column((request) => request.claim.now),
       ] as unknown as SqlValue[]);
-    } catch {
-      return oneByOne(requests, (request) => this.endClaimStatement(kind, request));
+    } catch (error) {
+      return afterBatchFailure(error, requests, (request) => this.endClaimStatement(kind, request));
     }
     return requests.map((request, index) => ({ ok: true, value: checkedRow(rows[index], request.expected) }));
   }
