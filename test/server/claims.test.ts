@@ -112,6 +112,25 @@ for (const target of storageTargets) {
       assert.equal((await t.server.claimStore.getTodo(second.todo_id))?.state, 'queued', 'revoking requeued it; the stale copy claimed nothing');
     });
 
+    it('heartbeat reads the endpoint row in its own statement: a stale copy is re-resolved and the expiry it replaced is given back; a revoked row is refused', async () => {
+      const todo = await addTodo('beat', 'beats');
+      const claim = await t.server.claims.claim(plain, todo.id, 7200);
+      await t.server.claims.editEndpoint(t.server.human, 'plain', { default_lease_ttl_seconds: 900 });
+      t.clock.advance(60_000);
+      // `plain` still says null (server default, 300): the stored 900 applies to this bare heartbeat.
+      const beat = await t.server.claims.heartbeat(plain, todo.id, claim.claim_epoch);
+      assert.deepEqual([beat.lease_ttl_seconds, beat.lease_source], [900, 'endpoint']);
+      assert.equal(beat.lease_expires_at, t.clock.nowMs() + 900_000);
+      assert.equal(beat.previous_lease_expires_at, claim.lease_expires_at, 'the 2-hour expiry it shortened');
+      const events = await t.server.claimStore.listClaimEvents(todo.id);
+      assert.deepEqual(events.map((event) => [event.kind, event.lease_ttl_seconds, event.lease_source]), [['claimed', 7200, 'per_call'], ['heartbeat', 900, 'endpoint']]);
+      const explicit = await t.server.claims.heartbeat(plain, todo.id, claim.claim_epoch, 600);
+      assert.equal(explicit.previous_lease_expires_at, undefined, 'a per-call heartbeat is the agent asking: no previous expiry');
+      await t.server.claims.revokeEndpoint(t.server.human, 'plain');
+      const refused = await rejection(t.server.claims.heartbeat(plain, todo.id, claim.claim_epoch));
+      assert.equal(refused.code, 'conflict');
+    });
+
     it('a failure to read the endpoint row refuses the claim rather than guessing', async () => {
       const todo = await addTodo();
       const store = t.server.claimStore as unknown as { getEndpoint: (id: string) => Promise<unknown> };

@@ -315,15 +315,21 @@ export class ClaimService {
 
   /** Extends the lease; without lease_ttl_seconds by the endpoint's default (no bare-heartbeat trap). */
   async heartbeat(endpoint: EndpointRecord, todoId: string, claimEpoch: number, perCallSeconds?: number): Promise<ClaimView> {
-    const current = await this.currentEndpoint(endpoint);
-    const grant = grantOf(perCallSeconds, current);
-    const now = this.clock.nowMs();
+    let previous: number | null = null;
+    const { result, grant, now } = await this.checked(endpoint, (expected) => {
+      const grant = grantOf(perCallSeconds, expected);
+      const now = this.clock.nowMs();
+      const run = this.store.heartbeat({ todoId, endpointId: expected.id, claimEpoch, now }, grant, expected).then((done) => {
+        previous = done.previousExpiresAt;
+        return done;
+      });
+      return { grant, now, run };
+    });
+    const current = result.endpoint;
+    if (!result.todo) throw await this.lapsed(todoId, claimEpoch, current.id);
+    const view = this.granted(result.todo, grant, 'heartbeat', current, now);
     // A bare heartbeat may shorten a longer lease (ADR-0043 precedence); its result says so.
-    const previous = perCallSeconds === undefined ? ((await this.store.getTodo(todoId))?.lease_expires_at ?? null) : undefined;
-    const todo = await this.store.heartbeat({ todoId, endpointId: current.id, claimEpoch, now }, grant);
-    if (!todo) throw await this.lapsed(todoId, claimEpoch, current.id);
-    const view = this.granted(todo, grant, 'heartbeat', current, now);
-    return previous === undefined ? view : { ...view, previous_lease_expires_at: previous };
+    return perCallSeconds === undefined ? { ...view, previous_lease_expires_at: previous } : view;
   }
 
   async release(endpoint: EndpointRecord, todoId: string, claimEpoch: number): Promise<TodoView> {

@@ -501,15 +501,50 @@ export class ClaimStore {
     return requests.map((request, index) => ({ ok: true, value: checkedRow(rows[index], request.expected) }));
   }
 
-  /** Extends a live lease held under this epoch; undefined once it lapsed or was re-claimed. */
-  heartbeat(claim: ClaimMutation, lease: LeaseGrant): Promise<TodoRecord | undefined> {
-    return this.db.transaction(async (tx) => {
-      const rows = await tx.all<TodoRow>(
-        `UPDATE todos SET lease_expires_at = ?, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`,
-        [claim.now + lease.leaseMs, claim.now, claim.todoId, claim.endpointId, claim.claimEpoch, claim.now],
-      );
+  /**
+   * Extends a live lease held under this epoch, for `expected` while its row is unchanged; todo
+   * undefined once it lapsed or was re-claimed. `previousExpiresAt` is the todo's expiry just
+   * before (a bare heartbeat may shorten a longer lease, and its result says so). On PostgreSQL
+   * one statement, as claim_next is.
+   */
+  async heartbeat(claim: ClaimMutation, lease: LeaseGrant, expected: EndpointRecord): Promise<CheckedTransition & { previousExpiresAt: number | null }> {
+    const expiresAt = claim.now + lease.leaseMs;
+    const fenced = [claim.todoId, claim.endpointId, claim.claimEpoch, claim.now];
+    if (this.db.dialect === 'postgres') {
+      const row = (
+        await this.db.all<Record<string, unknown>>(
+          `WITH ${PG_ENDPOINT_GUARD},
+            previous AS (SELECT lease_expires_at FROM todos WHERE id = ?),
+            changed AS (UPDATE todos SET lease_expires_at = ?, updated_at = ? WHERE ${FENCED} AND EXISTS (SELECT 1 FROM unchanged)
+                        RETURNING ${TODO_COLUMNS}),
+            event AS (${PG_EVENT_OF_CHANGED})
+          SELECT ${PG_ENDPOINT_RESULT}, c.*, (SELECT lease_expires_at FROM previous) AS previous_lease_expires_at FROM ep e LEFT JOIN changed c ON true`,
+          [
+            expected.id,
+            expected.state,
+            expected.default_lease_ttl_seconds,
+            claim.todoId,
+            expiresAt,
+            claim.now,
+            ...fenced,
+            claim.endpointId,
+            'heartbeat',
+            lease.leaseSeconds,
+            lease.source,
+            claim.now,
+          ],
+        )
+      )[0];
+      const previous = row?.previous_lease_expires_at;
+      return { ...checkedRow(row, expected), previousExpiresAt: typeof previous === 'number' ? previous : null };
+    }
+    let previousExpiresAt: number | null = null;
+    const result = await this.checkedTransaction(expected, async (tx) => {
+      previousExpiresAt = (await first<{ lease_expires_at: number | null }>(tx, 'SELECT lease_expires_at FROM todos WHERE id = ?', [claim.todoId]))?.lease_expires_at ?? null;
+      const rows = await tx.all<TodoRow>(`UPDATE todos SET lease_expires_at = ?, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`, [expiresAt, claim.now, ...fenced]);
       return this.recorded(tx, rows[0], 'heartbeat', claim.endpointId, lease, claim.now);
     });
+    return { ...result, previousExpiresAt };
   }
 
   /** Ends a live claim held under this epoch, for `expected` while its row is unchanged; todo undefined once it lapsed or was re-claimed. */
