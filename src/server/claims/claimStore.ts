@@ -1,12 +1,12 @@
 // Storage of humans, endpoints, todos and claim transitions, written once over the Db seam.
 // Every claim transition is a single conditional UPDATE (the fencing check lives in its
 // WHERE clause) plus its event row, in one transaction. The hot transitions (claim_next,
-// release, complete) also read the caller's endpoint row in that same transaction and apply
-// only while the row is as the caller resolved its lease from: on PostgreSQL all of it is one
-// statement (one round trip), on SQLite one transaction (coalesced by the group commit). On
-// PostgreSQL, transitions of one kind asked for while one is in flight are coalesced too: one
-// statement claims (or completes, or releases) for every caller of the batch, each checked
-// against its own endpoint row, its own lease and its own fencing epoch.
+// heartbeat, release, complete) also read the caller's endpoint row in that same transaction
+// and apply only while the row is as the caller resolved its lease from: on PostgreSQL all of
+// it is one statement (one round trip), on SQLite one transaction (coalesced by the group
+// commit). On PostgreSQL, transitions of one kind asked for while one is in flight are
+// coalesced too: one statement claims (or completes, or releases) for every caller of the
+// batch, each checked against its own endpoint row, its own lease and its own fencing epoch.
 import type { LeaseSource } from '../../core/claimLease.ts';
 import { LeaseholdError } from '../../core/errors.ts';
 import type { Verb } from '../../core/verbs.ts';
