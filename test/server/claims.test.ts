@@ -112,7 +112,7 @@ for (const target of storageTargets) {
       assert.equal((await t.server.claimStore.getTodo(second.todo_id))?.state, 'queued', 'revoking requeued it; the stale copy claimed nothing');
     });
 
-    it('heartbeat reads the endpoint row in its own statement: a stale copy is re-resolved and the expiry it replaced is given back; a revoked row is refused', async () => {
+    it('a bare heartbeat through a stale endpoint copy gets the stored default and says which expiry it replaced; through a revoked one it is refused', async () => {
       const todo = await addTodo('beat', 'beats');
       const claim = await t.server.claims.claim(plain, todo.id, 7200);
       await t.server.claims.editEndpoint(t.server.human, 'plain', { default_lease_ttl_seconds: 900 });

@@ -35,6 +35,24 @@ function startSleeper(): Promise<ChildProcess> {
   });
 }
 
+/**
+ * A stand-in for what cannot be produced on demand here: the kernel handing `pid` to a new
+ * process. The real /proc reader answers, with the pid's start time shifted once reuse() is
+ * called, exactly as a reused pid would read.
+ */
+function reusablePid(pid: number): { reader: (pid: number) => ProcessInfo | null; reuse: () => void } {
+  let reused = false;
+  return {
+    reader: (read) => {
+      const info = readProcessInfo(read);
+      return info && reused && read === pid ? { ...info, startTime: String(Number(info.startTime) + 12345) } : info;
+    },
+    reuse: () => {
+      reused = true;
+    },
+  };
+}
+
 function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
 }
@@ -242,20 +260,13 @@ for (const target of storageTargets) {
     it('a pid reused by another process is caught by its start time', async () => {
       const child = await startSleeper();
       children.push(child);
-      let reused = false;
-      // A stand-in for what cannot be produced on demand here: the kernel handing the same pid
-      // to a new process. The real /proc reader answers, with the start time shifted once
-      // `reused` is set, exactly as a reused pid would read.
-      const reader = (pid: number): ProcessInfo | null => {
-        const info = readProcessInfo(pid);
-        return info && reused && pid === child.pid ? { ...info, startTime: String(Number(info.startTime) + 12345) } : info;
-      };
-      t = await startTestServer(target, { processReader: reader });
+      const pidReuse = reusablePid(child.pid!);
+      t = await startTestServer(target, { processReader: pidReuse.reader });
       await stopMaintenance(t);
       const wrong = (await rejection(t.client.holdWaitLease({ pane: 'P', job_ref: 'x', ttl_ms: MIN, target: { pid: child.pid!, start_time: '1' } }))) as unknown as LeaseholdApiError;
       assert.equal(wrong.code, 'EVIDENCE_MISSING', 'a start time that is not the running process is not the target');
       const grant = await t.client.holdWaitLease({ pane: 'P', job_ref: 'x', ttl_ms: MIN, target: { pid: child.pid! } });
-      reused = true;
+      pidReuse.reuse();
       assert.equal((await t.server.holdLoop.runOnce()).released, 1);
       assert.match((await t.client.ledger())[0]!.release_note ?? '', /now belongs to a process started at/);
       void grant;
@@ -264,17 +275,12 @@ for (const target of storageTargets) {
     it('holds sharing a pid: in one tick, those pinned on the process the pid used to name are released, the one on the process now under it renews', async () => {
       const child = await startSleeper();
       children.push(child);
-      let reused = false;
-      // The kernel handing the pid to a new process, as in the test above: same pid, later start time.
-      const reader = (pid: number): ProcessInfo | null => {
-        const info = readProcessInfo(pid);
-        return info && reused && pid === child.pid ? { ...info, startTime: String(Number(info.startTime) + 12345) } : info;
-      };
-      t = await startTestServer(target, { processReader: reader });
+      const pidReuse = reusablePid(child.pid!);
+      t = await startTestServer(target, { processReader: pidReuse.reader });
       await stopMaintenance(t);
       const before = [];
       for (const job of ['a', 'b']) before.push(await t.client.holdWaitLease({ pane: 'P', job_ref: job, ttl_ms: 10 * MIN, target: { pid: child.pid! } }));
-      reused = true;
+      pidReuse.reuse();
       const after = await t.client.holdWaitLease({ pane: 'P', job_ref: 'c', ttl_ms: 10 * MIN, target: { pid: child.pid! } });
       t.leaseClock.advance(6 * MIN);
       assert.deepEqual(await t.server.holdLoop.runOnce(), { checked: 3, renewed: 1, released: 2, degraded: 0 });

@@ -23,8 +23,9 @@ export function generateId(prefix: string): string {
 /**
  * Ids that sort by creation time (9 base-36 digits of epoch milliseconds, then 8 random
  * characters), for rows made at a high rate: their index entries, and those of the rows that
- * refer to them, land on the same few pages instead of random ones. On SQLite a claim+complete
- * with random todo ids dirtied twice the pages per commit. They are still unique and opaque;
+ * refer to them, land on the same few pages instead of random ones. On node:sqlite alone, with
+ * 20,000 todos, the commits of claim+complete batches took twice as long with random ids (62
+ * against 29 µs a pair). They are still unique and opaque;
  * the time they tell is the row's own created_at.
  */
 export function generateOrderedId(prefix: string, nowMs = Date.now()): string {

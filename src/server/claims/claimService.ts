@@ -315,21 +315,16 @@ export class ClaimService {
 
   /** Extends the lease; without lease_ttl_seconds by the endpoint's default (no bare-heartbeat trap). */
   async heartbeat(endpoint: EndpointRecord, todoId: string, claimEpoch: number, perCallSeconds?: number): Promise<ClaimView> {
-    let previous: number | null = null;
     const { result, grant, now } = await this.checked(endpoint, (expected) => {
       const grant = grantOf(perCallSeconds, expected);
       const now = this.clock.nowMs();
-      const run = this.store.heartbeat({ todoId, endpointId: expected.id, claimEpoch, now }, grant, expected).then((done) => {
-        previous = done.previousExpiresAt;
-        return done;
-      });
-      return { grant, now, run };
+      return { grant, now, run: this.store.heartbeat({ todoId, endpointId: expected.id, claimEpoch, now }, grant, expected) };
     });
     const current = result.endpoint;
     if (!result.todo) throw await this.lapsed(todoId, claimEpoch, current.id);
     const view = this.granted(result.todo, grant, 'heartbeat', current, now);
     // A bare heartbeat may shorten a longer lease (ADR-0043 precedence); its result says so.
-    return perCallSeconds === undefined ? { ...view, previous_lease_expires_at: previous } : view;
+    return perCallSeconds === undefined ? { ...view, previous_lease_expires_at: result.previousExpiresAt } : view;
   }
 
   async release(endpoint: EndpointRecord, todoId: string, claimEpoch: number): Promise<TodoView> {
@@ -360,10 +355,10 @@ export class ClaimService {
    * default was edited, or it was revoked) nothing was written, and the call is resolved again
    * from the stored row. Revocation is final, so a revoked copy is refused without asking.
    */
-  private async checked<G>(
+  private async checked<G, T extends CheckedTransition>(
     endpoint: EndpointRecord,
-    attempt: (expected: EndpointRecord) => { grant: G; now: number; run: Promise<CheckedTransition> },
-  ): Promise<{ result: CheckedTransition & { endpoint: EndpointRecord }; grant: G; now: number }> {
+    attempt: (expected: EndpointRecord) => { grant: G; now: number; run: Promise<T> },
+  ): Promise<{ result: T & { endpoint: EndpointRecord }; grant: G; now: number }> {
     let expected = endpoint;
     for (let tries = 0; tries < 5; tries++) {
       if (expected.state === 'revoked') throw revokedConflict(expected);

@@ -78,13 +78,29 @@ export function endpointUnchanged(stored: EndpointRecord, expected: EndpointReco
   return stored.state === expected.state && stored.default_lease_ttl_seconds === expected.default_lease_ttl_seconds;
 }
 
-// PostgreSQL: the endpoint read and the guard that it is unchanged (the SQL twin of endpointUnchanged), as CTEs.
+// What each transition writes, and the checks it makes, each stated once as SQL over the
+// operands each statement has (`?` parameters, or a batch's columns).
+const claimedSet = (holder: string, expiresAt: string, now: string) =>
+  `state = 'claimed', holder_endpoint_id = ${holder}, claim_epoch = claim_epoch + 1, attempts = attempts + 1, lease_expires_at = ${expiresAt}, updated_at = ${now}`;
+/** A todo handed back to its queue (released, requeued, reaped, its endpoint revoked). */
+const REQUEUED_SET = `state = 'queued', holder_endpoint_id = NULL, lease_expires_at = NULL`;
+const END_CLAIM_SET: Record<'released' | 'completed', (now: string) => string> = {
+  released: () => REQUEUED_SET,
+  completed: (now) => `state = 'done', lease_expires_at = NULL, completed_at = ${now}`,
+};
+/** The fencing check of heartbeat, release and complete: a live claim the caller holds under this epoch (`t`: the todos alias and its dot, or ''). */
+const fencedBy = (t: string, todoId: string, endpointId: string, epoch: string, now: string) =>
+  `${t}id = ${todoId} AND ${t}state = 'claimed' AND ${t}holder_endpoint_id = ${endpointId} AND ${t}claim_epoch = ${epoch} AND ${t}lease_expires_at > ${now}`;
+const FENCED = fencedBy('', '?', '?', '?', '?');
+/** The endpoint row `e` is as the caller resolved its lease from: the SQL twin of endpointUnchanged. */
+const endpointMatches = (e: string, state: string, defaultTtl: string) => `${e}.state = ${state} AND ${e}.default_lease_ttl_seconds IS NOT DISTINCT FROM ${defaultTtl}`;
+const EVENT_COLUMNS = 'todo_id, endpoint_id, kind, claim_epoch, lease_ttl_seconds, lease_source, lease_expires_at, at';
+
+// PostgreSQL: the endpoint read and the guard that it is unchanged, as CTEs.
 const PG_ENDPOINT_GUARD = `ep AS (SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE id = ?),
-  unchanged AS (SELECT 1 FROM ep WHERE state = ? AND default_lease_ttl_seconds IS NOT DISTINCT FROM ?)`;
-// The fencing check of release and complete: the caller's epoch of a live claim it holds.
-const FENCED = `id = ? AND state = 'claimed' AND holder_endpoint_id = ? AND claim_epoch = ? AND lease_expires_at > ?`;
+  unchanged AS (SELECT 1 FROM ep WHERE ${endpointMatches('ep', '?', '?')})`;
 // Parameters in a SELECT list have no type to infer, hence the casts.
-const PG_EVENT_OF_CHANGED = `INSERT INTO claim_events (todo_id, endpoint_id, kind, claim_epoch, lease_ttl_seconds, lease_source, lease_expires_at, at)
+const PG_EVENT_OF_CHANGED = `INSERT INTO claim_events (${EVENT_COLUMNS})
     SELECT id, ?::text, ?::text, claim_epoch, ?::integer, ?::text, lease_expires_at, ?::bigint FROM changed`;
 // The endpoint row's columns come back prefixed (ep_…) beside the changed todo's, on one row.
 const PG_ENDPOINT_RESULT = ENDPOINT_COLUMNS.split(', ').map((column) => `e.${column} AS ep_${column}`).join(', ');
@@ -95,8 +111,7 @@ const qualified = (alias: string) => TODO_COLUMNS.split(', ').map((column) => `$
 // the caller's place); `ok` keeps the callers whose endpoint row is as they resolved their lease
 // from (the batch twin of PG_ENDPOINT_GUARD); every caller gets back its endpoint row as stored
 // and its changed todo, if any.
-const PG_BATCH_GUARD = `ok AS (SELECT r.* FROM req r JOIN endpoints e ON e.id = r.endpoint_id
-    WHERE e.state = r.exp_state AND e.default_lease_ttl_seconds IS NOT DISTINCT FROM r.exp_default)`;
+const PG_BATCH_GUARD = `ok AS (SELECT r.* FROM req r JOIN endpoints e ON e.id = r.endpoint_id WHERE ${endpointMatches('e', 'r.exp_state', 'r.exp_default')})`;
 const PG_BATCH_RESULT = `SELECT r.ord AS req_ord, ${PG_ENDPOINT_RESULT}, ${qualified('c')}
   FROM req r LEFT JOIN endpoints e ON e.id = r.endpoint_id LEFT JOIN changed c ON c.ord = r.ord ORDER BY r.ord`;
 // Each queue's oldest queued todos (SKIP LOCKED: other servers may be claiming) go to that
@@ -110,30 +125,28 @@ const PG_CLAIM_NEXT_BATCH = `WITH req AS (
   picked AS (SELECT p.id, w.queue, row_number() OVER (PARTITION BY w.queue ORDER BY p.seq) AS n
              FROM wanted w CROSS JOIN LATERAL (
                SELECT id, seq FROM todos WHERE queue = w.queue AND state = 'queued' ORDER BY seq LIMIT w.n FOR UPDATE SKIP LOCKED) p),
-  changed AS (UPDATE todos t SET state = 'claimed', holder_endpoint_id = q.endpoint_id, claim_epoch = t.claim_epoch + 1,
-                attempts = t.attempts + 1, lease_expires_at = q.lease_expires_at, updated_at = q.now
+  changed AS (UPDATE todos t SET ${claimedSet('q.endpoint_id', 'q.lease_expires_at', 'q.now')}
               FROM picked JOIN numbered q ON q.queue = picked.queue AND q.n = picked.n
               WHERE t.id = picked.id AND t.state = 'queued'
               RETURNING ${qualified('t')}, q.ord, q.endpoint_id AS event_endpoint_id, q.lease_ttl_seconds AS event_ttl, q.lease_source AS event_source, q.now AS event_at),
-  event AS (INSERT INTO claim_events (todo_id, endpoint_id, kind, claim_epoch, lease_ttl_seconds, lease_source, lease_expires_at, at)
+  event AS (INSERT INTO claim_events (${EVENT_COLUMNS})
             SELECT id, event_endpoint_id, 'claimed', claim_epoch, event_ttl, event_source, lease_expires_at, event_at FROM changed ORDER BY ord)
   ${PG_BATCH_RESULT}`;
 // release / complete for many callers: each one's fencing check (FENCED, per caller).
-const pgEndClaimBatch = (kind: 'released' | 'completed', assignments: string) => `WITH req AS (
+const pgEndClaimBatch = (kind: 'released' | 'completed') => `WITH req AS (
     SELECT * FROM unnest(?::int[], ?::text[], ?::text[], ?::int[], ?::text[], ?::int[], ?::bigint[])
       AS r(ord, endpoint_id, exp_state, exp_default, todo_id, claim_epoch, now)),
   ${PG_BATCH_GUARD},
-  changed AS (UPDATE todos t SET ${assignments}, updated_at = ok.now
-              FROM ok WHERE t.id = ok.todo_id AND t.state = 'claimed' AND t.holder_endpoint_id = ok.endpoint_id
-                AND t.claim_epoch = ok.claim_epoch AND t.lease_expires_at > ok.now
+  changed AS (UPDATE todos t SET ${END_CLAIM_SET[kind]('ok.now')}, updated_at = ok.now
+              FROM ok WHERE ${fencedBy('t.', 'ok.todo_id', 'ok.endpoint_id', 'ok.claim_epoch', 'ok.now')}
               RETURNING ${qualified('t')}, ok.ord, ok.endpoint_id AS event_endpoint_id, ok.now AS event_at),
-  event AS (INSERT INTO claim_events (todo_id, endpoint_id, kind, claim_epoch, lease_ttl_seconds, lease_source, lease_expires_at, at)
+  event AS (INSERT INTO claim_events (${EVENT_COLUMNS})
             SELECT id, event_endpoint_id, '${kind}', claim_epoch, NULL, NULL, lease_expires_at, event_at FROM changed ORDER BY ord)
   ${PG_BATCH_RESULT}`;
-const PG_RELEASE_BATCH = pgEndClaimBatch('released', `state = 'queued', holder_endpoint_id = NULL, lease_expires_at = NULL`);
-const PG_COMPLETE_BATCH = pgEndClaimBatch('completed', `state = 'done', lease_expires_at = NULL, completed_at = ok.now`);
-
-const CLAIM_ASSIGNMENTS = `state = 'claimed', holder_endpoint_id = ?, claim_epoch = claim_epoch + 1, attempts = attempts + 1, lease_expires_at = ?, updated_at = ?`;
+/** The parameters of END_CLAIM_SET[kind]('?'). */
+const endClaimSetParams = (kind: 'released' | 'completed', now: number): number[] => (kind === 'completed' ? [now] : []);
+const PG_END_CLAIM_BATCH: Record<'released' | 'completed', string> = { released: pgEndClaimBatch('released'), completed: pgEndClaimBatch('completed') };
+const CLAIMED_SET = claimedSet('?', '?', '?');
 
 /** A checked transition from a row of endpoint columns (ep_…) beside the changed todo's; no endpoint columns: the endpoint is gone. */
 function checkedRow(row: Record<string, unknown> | undefined, expected: EndpointRecord): CheckedTransition {
@@ -366,7 +379,7 @@ export class ClaimStore {
       );
       if (!rows[0]) return undefined;
       const held = await tx.all<TodoRow>(
-        `UPDATE todos SET state = 'queued', holder_endpoint_id = NULL, lease_expires_at = NULL, updated_at = ?
+        `UPDATE todos SET ${REQUEUED_SET}, updated_at = ?
          WHERE holder_endpoint_id = ? AND state = 'claimed' RETURNING ${TODO_COLUMNS}`,
         [now, endpointId],
       );
@@ -454,7 +467,7 @@ export class ClaimStore {
       // an UPDATE whose WHERE holds a subquery on the same table in two passes, at twice the cost.
       const next = await first<{ id: string }>(tx, `SELECT id FROM todos WHERE queue = ? AND state = 'queued' ORDER BY seq LIMIT 1`, [queue]);
       if (!next) return undefined;
-      const rows = await tx.all<TodoRow>(`UPDATE todos SET ${CLAIM_ASSIGNMENTS} WHERE id = ? AND state = 'queued' RETURNING ${TODO_COLUMNS}`, [
+      const rows = await tx.all<TodoRow>(`UPDATE todos SET ${CLAIMED_SET} WHERE id = ? AND state = 'queued' RETURNING ${TODO_COLUMNS}`, [
         expected.id,
         now + lease.leaseMs,
         now,
@@ -470,7 +483,7 @@ export class ClaimStore {
       `WITH ${PG_ENDPOINT_GUARD},
         pick AS (SELECT id FROM todos WHERE queue = ?::text AND state = 'queued' AND EXISTS (SELECT 1 FROM unchanged)
                  ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED),
-        changed AS (UPDATE todos SET ${CLAIM_ASSIGNMENTS} WHERE id = (SELECT id FROM pick) AND state = 'queued' RETURNING ${TODO_COLUMNS}),
+        changed AS (UPDATE todos SET ${CLAIMED_SET} WHERE id = (SELECT id FROM pick) AND state = 'queued' RETURNING ${TODO_COLUMNS}),
         event AS (${PG_EVENT_OF_CHANGED})
       ${PG_CHECKED_RESULT}`,
       [expected.id, expected.state, expected.default_lease_ttl_seconds, queue, expected.id, now + lease.leaseMs, now, expected.id, 'claimed', lease.leaseSeconds, lease.source, now],
@@ -479,26 +492,22 @@ export class ClaimStore {
   }
 
   /** PostgreSQL: the claim_next calls of one batch, as one statement. */
-  private async claimNextBatch(requests: readonly ClaimNextRequest[]): Promise<BatchOutcome<CheckedTransition>[]> {
-    if (requests.length === 1) return oneByOne(requests, (request) => this.claimNextStatement(request));
-    const column = <T>(pick: (request: ClaimNextRequest) => T) => requests.map(pick);
-    let rows: Record<string, unknown>[];
-    try {
-      rows = await this.db.all<Record<string, unknown>>(PG_CLAIM_NEXT_BATCH, [
-        requests.map((_, index) => index),
-        column((request) => request.expected.id),
-        column((request) => request.expected.state),
-        column((request) => request.expected.default_lease_ttl_seconds),
-        column((request) => request.queue),
-        column((request) => request.now + request.lease.leaseMs),
-        column((request) => request.now),
-        column((request) => request.lease.leaseSeconds),
-        column((request) => request.lease.source),
-      ] as unknown as SqlValue[]);
-    } catch (error) {
-      return afterBatchFailure(error, requests, (request) => this.claimNextStatement(request));
-    }
-    return requests.map((request, index) => ({ ok: true, value: checkedRow(rows[index], request.expected) }));
+  private claimNextBatch(requests: readonly ClaimNextRequest[]): Promise<BatchOutcome<CheckedTransition>[]> {
+    return this.batchStatement(
+      PG_CLAIM_NEXT_BATCH,
+      [
+        (request) => request.expected.id,
+        (request) => request.expected.state,
+        (request) => request.expected.default_lease_ttl_seconds,
+        (request) => request.queue,
+        (request) => request.now + request.lease.leaseMs,
+        (request) => request.now,
+        (request) => request.lease.leaseSeconds,
+        (request) => request.lease.source,
+      ],
+      requests,
+      (request) => this.claimNextStatement(request),
+    );
   }
 
   /**
@@ -549,29 +558,33 @@ export class ClaimStore {
 
   /** Ends a live claim held under this epoch, for `expected` while its row is unchanged; todo undefined once it lapsed or was re-claimed. */
   release(claim: ClaimMutation, expected: EndpointRecord): Promise<CheckedTransition> {
-    return this.endClaim(claim, expected, 'released', `state = 'queued', holder_endpoint_id = NULL, lease_expires_at = NULL`);
+    return this.endClaim(claim, expected, 'released');
   }
 
   complete(claim: ClaimMutation, expected: EndpointRecord): Promise<CheckedTransition> {
-    return this.endClaim(claim, expected, 'completed', `state = 'done', lease_expires_at = NULL, completed_at = ?`, [claim.now]);
+    return this.endClaim(claim, expected, 'completed');
   }
 
-  private endClaim(claim: ClaimMutation, expected: EndpointRecord, kind: EndClaimKind, assignments: string, extra: number[] = []): Promise<CheckedTransition> {
+  private endClaim(claim: ClaimMutation, expected: EndpointRecord, kind: EndClaimKind): Promise<CheckedTransition> {
     if (this.db.dialect === 'postgres') return this.pgEndClaim[kind].submit({ claim, expected });
-    const params = [...extra, claim.now, claim.todoId, claim.endpointId, claim.claimEpoch, claim.now];
     return this.checkedTransaction(expected, async (tx) => {
-      const rows = await tx.all<TodoRow>(`UPDATE todos SET ${assignments}, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`, params);
+      const rows = await tx.all<TodoRow>(`UPDATE todos SET ${END_CLAIM_SET[kind]('?')}, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`, [
+        ...endClaimSetParams(kind, claim.now),
+        claim.now,
+        claim.todoId,
+        claim.endpointId,
+        claim.claimEpoch,
+        claim.now,
+      ]);
       return this.recorded(tx, rows[0], kind, claim.endpointId, null, claim.now);
     });
   }
 
   /** PostgreSQL: one caller's release or complete as one statement. */
   private endClaimStatement(kind: EndClaimKind, { claim, expected }: EndClaimRequest): Promise<CheckedTransition> {
-    const [assignments, extra] =
-      kind === 'released' ? [`state = 'queued', holder_endpoint_id = NULL, lease_expires_at = NULL`, []] : [`state = 'done', lease_expires_at = NULL, completed_at = ?`, [claim.now]];
     return this.checkedStatement(
       `WITH ${PG_ENDPOINT_GUARD},
-        changed AS (UPDATE todos SET ${assignments}, updated_at = ? WHERE ${FENCED} AND EXISTS (SELECT 1 FROM unchanged)
+        changed AS (UPDATE todos SET ${END_CLAIM_SET[kind]('?')}, updated_at = ? WHERE ${FENCED} AND EXISTS (SELECT 1 FROM unchanged)
                     RETURNING ${TODO_COLUMNS}),
         event AS (${PG_EVENT_OF_CHANGED})
       ${PG_CHECKED_RESULT}`,
@@ -579,7 +592,7 @@ export class ClaimStore {
         expected.id,
         expected.state,
         expected.default_lease_ttl_seconds,
-        ...extra,
+        ...endClaimSetParams(kind, claim.now),
         claim.now,
         claim.todoId,
         claim.endpointId,
@@ -596,24 +609,43 @@ export class ClaimStore {
   }
 
   /** PostgreSQL: the release (or complete) calls of one batch, as one statement. */
-  private async endClaimBatch(kind: EndClaimKind, requests: readonly EndClaimRequest[]): Promise<BatchOutcome<CheckedTransition>[]> {
-    if (requests.length === 1) return oneByOne(requests, (request) => this.endClaimStatement(kind, request));
-    const column = <T>(pick: (request: EndClaimRequest) => T) => requests.map(pick);
+  private endClaimBatch(kind: EndClaimKind, requests: readonly EndClaimRequest[]): Promise<BatchOutcome<CheckedTransition>[]> {
+    return this.batchStatement(
+      PG_END_CLAIM_BATCH[kind],
+      [
+        (request) => request.expected.id,
+        (request) => request.expected.state,
+        (request) => request.expected.default_lease_ttl_seconds,
+        (request) => request.claim.todoId,
+        (request) => request.claim.claimEpoch,
+        (request) => request.claim.now,
+      ],
+      requests,
+      (request) => this.endClaimStatement(kind, request),
+    );
+  }
+
+  /**
+   * PostgreSQL: the calls of one batch as one statement, each call's values in one array per
+   * column (after the callers' places, `ord`); each caller's row is found by its place. A batch
+   * of one runs `single`, the one-call statement; a failed batch statement, afterBatchFailure.
+   */
+  private async batchStatement<Req extends { expected: EndpointRecord }>(
+    sql: string,
+    columns: ReadonlyArray<(request: Req) => SqlValue>,
+    requests: readonly Req[],
+    single: (request: Req) => Promise<CheckedTransition>,
+  ): Promise<BatchOutcome<CheckedTransition>[]> {
+    if (requests.length === 1) return oneByOne(requests, single);
     let rows: Record<string, unknown>[];
     try {
-      rows = await this.db.all<Record<string, unknown>>(kind === 'released' ? PG_RELEASE_BATCH : PG_COMPLETE_BATCH, [
-        requests.map((_, index) => index),
-        column((request) => request.expected.id),
-        column((request) => request.expected.state),
-        column((request) => request.expected.default_lease_ttl_seconds),
-        column((request) => request.claim.todoId),
-        column((request) => request.claim.claimEpoch),
-        column((request) => request.claim.now),
-      ] as unknown as SqlValue[]);
+      const arrays = [requests.map((_, index) => index), ...columns.map((column) => requests.map(column))];
+      rows = await this.db.all<Record<string, unknown>>(sql, arrays as unknown as SqlValue[]);
     } catch (error) {
-      return afterBatchFailure(error, requests, (request) => this.endClaimStatement(kind, request));
+      return afterBatchFailure(error, requests, single);
     }
-    return requests.map((request, index) => ({ ok: true, value: checkedRow(rows[index], request.expected) }));
+    const byPlace = new Map(rows.map((row) => [Number(row.req_ord), row]));
+    return requests.map((request, index) => ({ ok: true, value: checkedRow(byPlace.get(index), request.expected) }));
   }
 
   /** PostgreSQL: one statement that reads the endpoint, guards, changes the todo and records its event. */
@@ -644,7 +676,7 @@ export class ClaimStore {
       );
       if (!held) return undefined;
       const rows = await tx.all<TodoRow>(
-        `UPDATE todos SET state = 'queued', holder_endpoint_id = NULL, lease_expires_at = NULL, updated_at = ?
+        `UPDATE todos SET ${REQUEUED_SET}, updated_at = ?
          WHERE id = ? AND state = 'claimed' AND claim_epoch = ? RETURNING ${TODO_COLUMNS}`,
         [now, todoId, held.claim_epoch],
       );
@@ -664,10 +696,10 @@ export class ClaimStore {
       const rows = await this.db.all<TodoRow & { reaped_from: string | null }>(
         `WITH lapsed AS (SELECT id, holder_endpoint_id, claim_epoch FROM todos
                          WHERE state = 'claimed' AND lease_expires_at <= ? ORDER BY lease_expires_at LIMIT ? FOR UPDATE SKIP LOCKED),
-          changed AS (UPDATE todos t SET state = 'queued', holder_endpoint_id = NULL, lease_expires_at = NULL, updated_at = ?
+          changed AS (UPDATE todos t SET ${REQUEUED_SET}, updated_at = ?
                       FROM lapsed WHERE t.id = lapsed.id AND t.state = 'claimed' AND t.claim_epoch = lapsed.claim_epoch
                       RETURNING ${changedColumns}, lapsed.holder_endpoint_id AS reaped_from),
-          event AS (INSERT INTO claim_events (todo_id, endpoint_id, kind, claim_epoch, lease_ttl_seconds, lease_source, lease_expires_at, at)
+          event AS (INSERT INTO claim_events (${EVENT_COLUMNS})
                     SELECT id, reaped_from, 'reaped', claim_epoch, NULL, NULL, lease_expires_at, ?::bigint FROM changed)
         SELECT * FROM changed`,
         [now, batchSize, now, now],
@@ -682,7 +714,7 @@ export class ClaimStore {
       const reaped: Array<TodoRecord & { reaped_from: string | null }> = [];
       for (const claim of lapsed) {
         const rows = await tx.all<TodoRow>(
-          `UPDATE todos SET state = 'queued', holder_endpoint_id = NULL, lease_expires_at = NULL, updated_at = ?
+          `UPDATE todos SET ${REQUEUED_SET}, updated_at = ?
            WHERE id = ? AND state = 'claimed' AND claim_epoch = ? RETURNING ${TODO_COLUMNS}`,
           [now, claim.id, claim.claim_epoch],
         );
@@ -703,8 +735,7 @@ export class ClaimStore {
 
   async listClaimEvents(todoId: string): Promise<ClaimEventRecord[]> {
     return this.db.all<ClaimEventRecord>(
-      `SELECT id, todo_id, endpoint_id, kind, claim_epoch, lease_ttl_seconds, lease_source, lease_expires_at, at
-       FROM claim_events WHERE todo_id = ? ORDER BY id`,
+      `SELECT id, ${EVENT_COLUMNS} FROM claim_events WHERE todo_id = ? ORDER BY id`,
       [todoId],
     );
   }
@@ -719,8 +750,7 @@ export class ClaimStore {
   ): Promise<TodoRecord | undefined> {
     if (!row) return undefined;
     await tx.run(
-      `INSERT INTO claim_events (todo_id, endpoint_id, kind, claim_epoch, lease_ttl_seconds, lease_source, lease_expires_at, at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO claim_events (${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       [row.id, endpointId, kind, row.claim_epoch, lease?.leaseSeconds ?? null, lease?.source ?? null, row.lease_expires_at, now],
     );
     return toTodo(row);

@@ -1,7 +1,7 @@
 // Coalesces concurrent requests of one kind into batches: a request waits for nothing when a
 // batch slot is free (it goes at the next turn of the event loop, with whatever else was asked
 // for in that turn), and requests made while every slot is busy go together in the next batch.
-// One worker therefore pays no delay, and many pay one round trip for all (as SQLite's group
+// One worker therefore waits for no other, and many pay one round trip for all (as SQLite's group
 // commit does for transactions). What a batch means, and what happens when one fails, is the
 // runner's business: it answers one result (or error) per request, in order.
 

@@ -18,15 +18,13 @@ import type { ClaimService } from '../claims/claimService.ts';
 import type { ClaimStore } from '../claims/claimStore.ts';
 import type { EndpointRecord } from '../claims/records.ts';
 import type { ChangeBus } from '../events.ts';
-import type { SessionTools } from './sessionTools.ts';
+import type { ToolRegistrar } from './sessionTools.ts';
 
 /** The SDK and the session's tools, loaded on the first /mcp request (sessionKit.ts says why). */
 type SessionKit = typeof import('./sessionKit.ts');
 let sessionKit: Promise<SessionKit> | undefined;
 const loadSessionKit = () => (sessionKit ??= import('./sessionKit.ts'));
 
-/** Adds more tools to a session (the wait-lease verbs register themselves this way). */
-export type ToolRegistrar = (tools: SessionTools, endpoint: EndpointRecord) => void;
 
 export interface McpSessionLimits {
   /** A session with no request for this long is ended (default 15 min). */

@@ -1,6 +1,6 @@
 // What an MCP session is made of: the SDK's server and transport, with this endpoint's tools.
 // mcpGateway.ts imports this module on the first /mcp request, not at server start: the SDK
-// (its zod schemas of the whole protocol, the transport, @hono/node-server) is about 10 MB
+// (its zod schemas of the whole protocol, the transport, @hono/node-server) is about 5 MB
 // resident that a server whose agents never connect over MCP does not need.
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -9,8 +9,7 @@ import { mcpInstructions } from '../../core/mcpText.ts';
 import type { ClaimService } from '../claims/claimService.ts';
 import type { EndpointRecord } from '../claims/records.ts';
 import { registerClaimTools } from './claimTools.ts';
-import type { ToolRegistrar } from './mcpGateway.ts';
-import { SessionTools } from './sessionTools.ts';
+import { SessionTools, type ToolRegistrar } from './sessionTools.ts';
 
 export { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 

@@ -7,6 +7,7 @@ import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server
 import { CallToolRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { LeaseholdError } from '../../core/errors.ts';
+import type { EndpointRecord } from '../claims/records.ts';
 import { parseWire } from '../../core/wire/validate.ts';
 
 interface SessionTool {
@@ -50,6 +51,9 @@ export function parseToolArguments<Schema extends z.ZodObject>(schema: Schema, a
     });
   }
 }
+
+/** Adds more tools to a session (the wait-lease verbs register themselves this way). */
+export type ToolRegistrar = (tools: SessionTools, endpoint: EndpointRecord) => void;
 
 export class SessionTools {
   private readonly tools = new Map<string, SessionTool>();

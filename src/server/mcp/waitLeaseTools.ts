@@ -14,7 +14,7 @@ import {
 } from '../../core/waitLease/wire.ts';
 import type { EndpointRecord } from '../claims/records.ts';
 import type { WaitLeaseService } from '../waitLeases/waitLeaseService.ts';
-import type { ToolRegistrar } from './mcpGateway.ts';
+import type { ToolRegistrar } from './sessionTools.ts';
 
 const withSession = <Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>) => schema.extend({ session_id: SessionIdSchema.optional() });
 
