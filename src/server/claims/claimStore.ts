@@ -143,8 +143,10 @@ const pgEndClaimBatch = (kind: 'released' | 'completed') => `WITH req AS (
   event AS (INSERT INTO claim_events (${EVENT_COLUMNS})
             SELECT id, event_endpoint_id, '${kind}', claim_epoch, NULL, NULL, lease_expires_at, event_at FROM changed ORDER BY ord)
   ${PG_BATCH_RESULT}`;
-/** The parameters of END_CLAIM_SET[kind]('?'). */
-const endClaimSetParams = (kind: 'released' | 'completed', now: number): number[] => (kind === 'completed' ? [now] : []);
+/** The parameters of FENCED. */
+const fencedParams = (claim: ClaimMutation): SqlValue[] => [claim.todoId, claim.endpointId, claim.claimEpoch, claim.now];
+/** The parameters of `SET ${END_CLAIM_SET[kind]('?')}, updated_at = ? WHERE ${FENCED}`. */
+const endClaimParams = (kind: 'released' | 'completed', claim: ClaimMutation): SqlValue[] => [...(kind === 'completed' ? [claim.now] : []), claim.now, ...fencedParams(claim)];
 const PG_END_CLAIM_BATCH: Record<'released' | 'completed', string> = { released: pgEndClaimBatch('released'), completed: pgEndClaimBatch('completed') };
 const CLAIMED_SET = claimedSet('?', '?', '?');
 
@@ -185,6 +187,13 @@ function afterBatchFailure<Req, Res>(error: unknown, requests: readonly Req[], s
   if (error instanceof LeaseholdError && error.code === 'unavailable') return Promise.resolve(requests.map(() => ({ ok: false, error })));
   return oneByOne(requests, single);
 }
+
+/** A batch's first columns: each caller's endpoint row as it resolved its lease from (PG_BATCH_GUARD's req.endpoint_id, exp_state, exp_default). */
+const EXPECTED_ENDPOINT_COLUMNS: ReadonlyArray<(request: { expected: EndpointRecord }) => SqlValue> = [
+  (request) => request.expected.id,
+  (request) => request.expected.state,
+  (request) => request.expected.default_lease_ttl_seconds,
+];
 
 /** Batches at once per kind of transition: one on the wire while the next gathers, one more for a second connection. */
 const PG_BATCHES_IN_FLIGHT = 2;
@@ -496,9 +505,7 @@ export class ClaimStore {
     return this.batchStatement(
       PG_CLAIM_NEXT_BATCH,
       [
-        (request) => request.expected.id,
-        (request) => request.expected.state,
-        (request) => request.expected.default_lease_ttl_seconds,
+        ...EXPECTED_ENDPOINT_COLUMNS,
         (request) => request.queue,
         (request) => request.now + request.lease.leaseMs,
         (request) => request.now,
@@ -518,7 +525,7 @@ export class ClaimStore {
    */
   async heartbeat(claim: ClaimMutation, lease: LeaseGrant, expected: EndpointRecord): Promise<CheckedTransition & { previousExpiresAt: number | null }> {
     const expiresAt = claim.now + lease.leaseMs;
-    const fenced = [claim.todoId, claim.endpointId, claim.claimEpoch, claim.now];
+    const fenced = fencedParams(claim);
     if (this.db.dialect === 'postgres') {
       const row = (
         await this.db.all<Record<string, unknown>>(
@@ -568,14 +575,7 @@ export class ClaimStore {
   private endClaim(claim: ClaimMutation, expected: EndpointRecord, kind: EndClaimKind): Promise<CheckedTransition> {
     if (this.db.dialect === 'postgres') return this.pgEndClaim[kind].submit({ claim, expected });
     return this.checkedTransaction(expected, async (tx) => {
-      const rows = await tx.all<TodoRow>(`UPDATE todos SET ${END_CLAIM_SET[kind]('?')}, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`, [
-        ...endClaimSetParams(kind, claim.now),
-        claim.now,
-        claim.todoId,
-        claim.endpointId,
-        claim.claimEpoch,
-        claim.now,
-      ]);
+      const rows = await tx.all<TodoRow>(`UPDATE todos SET ${END_CLAIM_SET[kind]('?')}, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`, endClaimParams(kind, claim));
       return this.recorded(tx, rows[0], kind, claim.endpointId, null, claim.now);
     });
   }
@@ -592,12 +592,7 @@ export class ClaimStore {
         expected.id,
         expected.state,
         expected.default_lease_ttl_seconds,
-        ...endClaimSetParams(kind, claim.now),
-        claim.now,
-        claim.todoId,
-        claim.endpointId,
-        claim.claimEpoch,
-        claim.now,
+        ...endClaimParams(kind, claim),
         claim.endpointId,
         kind,
         null,
@@ -613,9 +608,7 @@ export class ClaimStore {
     return this.batchStatement(
       PG_END_CLAIM_BATCH[kind],
       [
-        (request) => request.expected.id,
-        (request) => request.expected.state,
-        (request) => request.expected.default_lease_ttl_seconds,
+        ...EXPECTED_ENDPOINT_COLUMNS,
         (request) => request.claim.todoId,
         (request) => request.claim.claimEpoch,
         (request) => request.claim.now,
