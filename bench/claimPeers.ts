@@ -9,6 +9,8 @@
 // Run: `npm run bench -- claimPeers` (LEASEHOLD_BENCH_ROUNDS, default 3; PostgreSQL from
 // LEASEHOLD_BENCH_DATABASE_URL / LEASEHOLD_TEST_DATABASE_URL, else 127.0.0.1:5432/test;
 // Redis from LEASEHOLD_BENCH_REDIS_URL, else 127.0.0.1:6379, started if down).
+// LEASEHOLD_BENCH_CONTENDERS=lh-pg-1,boss-1,raw-pg-1 runs only those side-by-side contenders
+// (keys as in `contenders` below) and nothing after the table: for measuring one change.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,6 +35,7 @@ import { holdLoop } from './waitLeases.ts';
 const DATABASE_URL = process.env.LEASEHOLD_BENCH_DATABASE_URL ?? process.env.LEASEHOLD_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = new URL(process.env.LEASEHOLD_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379');
 const ROUNDS = Math.max(1, Number(process.env.LEASEHOLD_BENCH_ROUNDS ?? 3));
+const ONLY = process.env.LEASEHOLD_BENCH_CONTENDERS ? new Set(process.env.LEASEHOLD_BENCH_CONTENDERS.split(',').map((key) => key.trim())) : undefined;
 const TODOS = 4000;
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pgTarget = postgresTarget(DATABASE_URL);
@@ -286,7 +289,7 @@ async function sideBySide(): Promise<Map<string, { perSecond: number; p99: numbe
   const rawPg = await rawPgSetup(`raw_bench_${tag}`);
   const rawSqlite = rawSqliteSetup(floorDir);
   const bullPrefix = `leasehold-bench-${tag}`;
-  const contenders: Contender[] = [
+  const all: Contender[] = [
     { key: 'lh-pg-1', label: 'Leasehold PostgreSQL, 1 worker', run: (r) => leaseholdRun(lhPg, 1, `q1-${r}`) },
     { key: 'lh-pg-8', label: 'Leasehold PostgreSQL, 8 workers', run: (r) => leaseholdRun(lhPg, 8, `q8-${r}`) },
     { key: 'lh-sqlite-8', label: 'Leasehold SQLite, 8 workers', run: (r) => leaseholdRun(lhSqlite, 8, `q8-${r}`) },
@@ -297,6 +300,8 @@ async function sideBySide(): Promise<Map<string, { perSecond: number; p99: numbe
     { key: 'raw-sqlite-8', label: 'raw node:sqlite floor, 8 workers', run: (r) => rawSqliteRun(rawSqlite, 8, `q8-${r}`) },
     { key: 'bull-8', label: 'BullMQ 5 on Redis, 8 workers', run: (r) => bullRun(bullPrefix, 8, `q8-${r}`) },
   ];
+  const contenders = all.filter((contender) => !ONLY || ONLY.has(contender.key));
+  if (contenders.length === 0) throw new Error(`LEASEHOLD_BENCH_CONTENDERS names none of ${all.map((contender) => contender.key).join(', ')}`);
   const results = new Map<string, RunFigures[]>();
   try {
     for (let round = 0; round < ROUNDS; round++) {
@@ -341,11 +346,12 @@ async function sideBySide(): Promise<Map<string, { perSecond: number; p99: numbe
   report('  PostgreSQL, 1 worker', { 'vs pg-boss': ratio(per('lh-pg-1'), per('boss-1')), 'vs raw floor': ratio(per('lh-pg-1'), per('raw-pg-1')), 'pg-boss vs floor': ratio(per('boss-1'), per('raw-pg-1')) });
   report('  PostgreSQL, 8 workers', { 'vs pg-boss': ratio(per('lh-pg-8'), per('boss-8')), 'vs raw floor': ratio(per('lh-pg-8'), per('raw-pg-8')), 'vs BullMQ': ratio(per('lh-pg-8'), per('bull-8')), 'pg-boss vs floor': ratio(per('boss-8'), per('raw-pg-8')) });
   report('  SQLite, 8 workers', { 'vs BullMQ': ratio(per('lh-sqlite-8'), per('bull-8')), 'vs node:sqlite floor': ratio(per('lh-sqlite-8'), per('raw-sqlite-8')), 'vs pg-boss': ratio(per('lh-sqlite-8'), per('boss-8')) });
+  const p99Ms = (key: string) => (p99(key) === undefined ? '—' : fmtMs(p99(key)!));
   report('  claim p99, 8 workers', {
-    'Leasehold PostgreSQL': fmtMs(p99('lh-pg-8')!),
-    'pg-boss': fmtMs(p99('boss-8')!),
-    'Leasehold SQLite': fmtMs(p99('lh-sqlite-8')!),
-    'BullMQ': fmtMs(p99('bull-8')!),
+    'Leasehold PostgreSQL': p99Ms('lh-pg-8'),
+    'pg-boss': p99Ms('boss-8'),
+    'Leasehold SQLite': p99Ms('lh-sqlite-8'),
+    'BullMQ': p99Ms('bull-8'),
     'Leasehold PG ÷ pg-boss': ratio(p99('lh-pg-8'), p99('boss-8')),
   });
   return summary;
@@ -468,6 +474,7 @@ export async function benchClaimPeers(): Promise<void> {
   ensureRedis();
   process.stdout.write(`# claims side by side with pg-boss 12, BullMQ 5 and the raw floors (load ${loadavg().map((load) => load.toFixed(1)).join(' ')} on ${execFileSync('nproc').toString().trim()} cores)\n`);
   await sideBySide();
+  if (ONLY) return;
   process.stdout.write('\n');
   const mcp = await mcpLatency(sqliteTarget);
   report('  MCP claim_next median, SQLite', { median: fmtMs(mcp), target: '≤ 1 ms' });
