@@ -183,6 +183,8 @@ const LEASE_COLUMNS = [
   'progress',
 ] as const;
 const SELECT_LEASE = `SELECT ${LEASE_COLUMNS.join(', ')} FROM wait_leases`;
+/** PostgreSQL: with the xmin of the row version read (heldLeases). */
+const SELECT_LEASE_WITH_XMIN = `SELECT ${LEASE_COLUMNS.join(', ')}, xmin::text AS xmin FROM wait_leases`;
 
 /** Columns a transition may change (everything but identity, binding and the grant itself; the observer only from none). */
 const MUTABLE_COLUMNS = [
@@ -267,7 +269,7 @@ function partialWrite(groups: number): PartialWrite {
       postgres: `UPDATE wait_leases AS w SET ${names.map((name) => `${name} = r.${name}, `).join('')}version = w.version + 1, updated_at = r.updated_at
         FROM json_populate_recordset(NULL::wait_leases, ?::json) AS r
         WHERE w.id = r.id AND w.version = r.version AND w.token_hash = r.token_hash
-        RETURNING w.id`,
+        RETURNING w.id, w.xmin::text AS xmin`,
     };
     partialWrites.set(groups, write);
   }
@@ -410,6 +412,15 @@ export class WaitLeaseStore {
    * which works by machine and never creates anything.
    */
   readonly humanId: string | undefined;
+
+  /**
+   * PostgreSQL: the hold loop's work list as last read, each row with the xmin of the version
+   * read. A tick reads only (id, xmin) of its leases and reads in full only the rows whose
+   * version it has not seen: any write to a row, by this server or another, gives it a new
+   * xmin, so no write is missed, however it was made. The hold loop's own renewals are put in
+   * as written (compareAndSetMany). Holds only the current work list's rows.
+   */
+  private readonly heldRows = new Map<string, { xmin: string; row: LeaseRow; stored: StoredLease }>();
 
   constructor(db: Db, humanId?: string) {
     this.db = db;
@@ -728,7 +739,12 @@ export class WaitLeaseStore {
         for (const index of columns) if (values[index] !== null) row[MUTABLE_COLUMNS[index]!] = values[index];
         return row;
       });
-      const applied = await this.db.all<{ id: string }>(postgres, [JSON.stringify(rows)]);
+      const applied = await this.db.all<{ id: string; xmin: string }>(postgres, [JSON.stringify(rows)]);
+      const written = new Map(planned.map((plan) => [plan.write.record.id, plan]));
+      for (const { id, xmin } of applied) {
+        const plan = written.get(id)!;
+        this.rememberWritten(id, xmin, columns, plan.values, plan.write.expectedVersion + 1);
+      }
       return new Set(applied.map((row) => row.id));
     }
     return this.db.transaction(async (tx) => {
@@ -803,8 +819,41 @@ export class WaitLeaseStore {
 
   /** Active leases with a server-side observer granted on `machineId`: that machine's hold loop's work list (its processes, nobody else's). */
   async heldLeases(machineId: string): Promise<StoredLease[]> {
-    const rows = await this.db.all<LeaseRow>(`${SELECT_LEASE} WHERE state = 'active' AND observer_kind <> 'none' AND machine_id = ? ORDER BY id`, [machineId]);
-    return rows.map(toStored);
+    const held = `state = 'active' AND observer_kind <> 'none' AND machine_id = ?`;
+    if (this.db.dialect !== 'postgres') {
+      const rows = await this.db.all<LeaseRow>(`${SELECT_LEASE} WHERE ${held} ORDER BY id`, [machineId]);
+      return rows.map(toStored);
+    }
+    const versions = await this.db.all<{ id: string; xmin: string }>(`SELECT id, xmin::text AS xmin FROM wait_leases WHERE ${held} ORDER BY id`, [machineId]);
+    const unseen = versions.filter(({ id, xmin }) => this.heldRows.get(id)?.xmin !== xmin).map(({ id }) => id);
+    const fresh = new Map<string, StoredLease>();
+    if (unseen.length > 0) {
+      // Rows written since the first read come back newer, with their own xmin; rows no longer held do not come back.
+      const rows = await this.db.all<LeaseRow & { xmin: string }>(`${SELECT_LEASE_WITH_XMIN} WHERE id = ANY(?::text[]) AND ${held}`, [unseen as unknown as SqlValue, machineId]);
+      for (const { xmin, ...row } of rows) {
+        const stored = toStored(row);
+        this.heldRows.set(row.id, { xmin, row, stored });
+        fresh.set(row.id, stored);
+      }
+    }
+    const current = new Set(versions.map(({ id }) => id));
+    for (const id of this.heldRows.keys()) if (!current.has(id)) this.heldRows.delete(id);
+    const leases: StoredLease[] = [];
+    for (const { id, xmin } of versions) {
+      const cached = this.heldRows.get(id);
+      if (fresh.has(id)) leases.push(fresh.get(id)!);
+      else if (cached?.xmin === xmin) leases.push(cached.stored);
+    }
+    return leases;
+  }
+
+  /** After a batched write on PostgreSQL: a held row as written (its cached row with the written columns), at its new xmin. */
+  private rememberWritten(id: string, xmin: string, columns: readonly number[], values: readonly SqlValue[], version: number): void {
+    const cached = this.heldRows.get(id);
+    if (!cached) return;
+    const row: LeaseRow = { ...cached.row, version };
+    for (const index of columns) (row as unknown as Record<string, SqlValue>)[MUTABLE_COLUMNS[index]!] = values[index]!;
+    this.heldRows.set(id, { xmin, row, stored: toStored(row) });
   }
 
   /** Active and degraded leases granted on `machineId` in `domain` (the ones its clock judgement can make UNKNOWN). */

@@ -1,0 +1,77 @@
+// The hold loop's work list (WaitLeaseStore.heldLeases). On PostgreSQL a tick reads each
+// lease's (id, xmin) and reads again in full only the rows written since it last saw them, so
+// these check that nothing written is missed: not a write that bypasses the version column,
+// not the loop's own renewals, not a lease that ended. The same checks run on SQLite, which
+// reads every row each tick.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { WaitLeaseStore } from '../../src/server/waitLeases/waitLeaseStore.ts';
+import { storageTargets } from '../support/storage.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+const MIN = 60_000;
+
+function startSleeper(): Promise<ChildProcess> {
+  const child = spawn('sleep', ['60'], { stdio: 'ignore' });
+  return new Promise((resolve, reject) => {
+    child.once('spawn', () => resolve(child));
+    child.once('error', reject);
+  });
+}
+
+for (const target of storageTargets) {
+  describe(`held-lease reads on ${target.name}`, () => {
+    let t: TestServer;
+    let child: ChildProcess;
+    let ids: string[];
+    beforeEach(async () => {
+      t = await startTestServer(target);
+      await t.server.expirySweeper.stop();
+      await t.server.clockWatcher.stop();
+      await t.server.holdLoop.stop();
+      child = await startSleeper();
+      ids = [];
+      for (const job of ['a', 'b', 'c']) ids.push((await t.client.holdWaitLease({ pane: 'P', job_ref: job, ttl_ms: 10 * MIN, target: { pid: child.pid! } })).lease_id);
+      assert.deepEqual(await t.server.holdLoop.runOnce(), { checked: 3, renewed: 0, released: 0, degraded: 0 });
+    });
+    afterEach(async () => {
+      child.kill('SIGKILL');
+      await t.stop();
+    });
+
+    const store = () => t.server.waitLeases.store;
+    /** The work list as a store that has read nothing before reads it. */
+    const freshRead = () => new WaitLeaseStore(store().db).heldLeases(t.server.waitLeases.machineId);
+
+    it('a write that leaves the version column alone is still seen by the next tick', async () => {
+      // An edit the version does not show (by hand, or a writer that forgot): the lease now has
+      // a minute left, so the next tick must renew it, and only it.
+      await store().db.run('UPDATE wait_leases SET expires_at_boot_ms = expires_at_boot_ms - ? WHERE id = ?', [9 * MIN, ids[1]!]);
+      assert.deepEqual(await t.server.holdLoop.runOnce(), { checked: 3, renewed: 1, released: 0, degraded: 0 });
+      const view = await t.client.getWaitLease(ids[1]!);
+      assert.deepEqual([view.renew_count, view.remaining_ms], [1, 10 * MIN]);
+    });
+
+    it("the loop's own renewals read back exactly as a fresh read of the rows", async () => {
+      t.leaseClock.advance(6 * MIN);
+      assert.equal((await t.server.holdLoop.runOnce()).renewed, 3);
+      const remembered = await store().heldLeases(t.server.waitLeases.machineId);
+      assert.deepEqual(remembered, await freshRead());
+      assert.deepEqual(remembered.map((lease) => [lease.record.renewCount, lease.version]), [[1, 1], [1, 1], [1, 1]]);
+      // And a second renewal decides from the first one's values.
+      t.leaseClock.advance(6 * MIN);
+      assert.equal((await t.server.holdLoop.runOnce()).renewed, 3);
+      assert.deepEqual(await store().heldLeases(t.server.waitLeases.machineId), await freshRead());
+      assert.deepEqual((await t.client.getWaitLease(ids[0]!)).renew_count, 2);
+    });
+
+    it('a lease that ended, by the loop or by its holder, leaves the work list', async () => {
+      await store().db.run(`UPDATE wait_leases SET state = 'ended', end_reason = 'released', ended_at = 1, censoring = 'exact' WHERE id = ?`, [ids[2]!]);
+      assert.deepEqual((await store().heldLeases(t.server.waitLeases.machineId)).map((lease) => lease.record.id).sort(), [...ids.slice(0, 2)].sort());
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+      assert.equal((await t.server.holdLoop.runOnce()).released, 2);
+      assert.deepEqual(await store().heldLeases(t.server.waitLeases.machineId), []);
+    });
+  });
+}
