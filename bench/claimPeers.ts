@@ -28,7 +28,8 @@ import { generateOrderedId } from '../src/server/auth/tokens.ts';
 import { silentLogger, startLeaseServer, type LeaseServer } from '../src/server/app.ts';
 import type { EndpointRecord } from '../src/server/claims/records.ts';
 import { postgresTarget, sqliteTarget, type StorageTarget } from '../test/support/storage.ts';
-import { mcpLatency } from './claims.ts';
+import { MCP_CLAIMS, mcpLatency } from './claims.ts';
+import { mcpSdkFloor } from './support/mcpSdkFloor.ts';
 import { fmtMs, median, percentile, report, rssMb } from './stats.ts';
 import { holdLoop } from './waitLeases.ts';
 
@@ -476,8 +477,21 @@ export async function benchClaimPeers(): Promise<void> {
   await sideBySide();
   if (ONLY) return;
   process.stdout.write('\n');
-  const mcp = await mcpLatency(sqliteTarget);
-  report('  MCP claim_next median, SQLite', { median: fmtMs(mcp), target: '≤ 1 ms' });
+  // Leasehold, then the SDK alone (the same client, the SDK's server with tools that do nothing), twice each, interleaved.
+  const mcpRuns: number[] = [];
+  const floorRuns: number[] = [];
+  for (let round = 0; round < 2; round++) {
+    mcpRuns.push(await mcpLatency(sqliteTarget));
+    floorRuns.push(await mcpSdkFloor(MCP_CLAIMS));
+  }
+  const mcp = median(mcpRuns);
+  const floor = median(floorRuns);
+  report('  MCP claim_next median, SQLite', {
+    median: fmtMs(mcp),
+    'SDK alone (no-op tools)': fmtMs(floor),
+    'Leasehold adds': fmtMs(mcp - floor),
+    target: '≤ 1 ms',
+  });
   for (const target of [sqliteTarget, pgTarget]) {
     const tick = await holdLoop(target);
     report(`  hold loop renew tick, 1,000 leases, ${target.name}`, { wall: fmtMs(tick), target: '≤ 50 ms' });

@@ -66,7 +66,7 @@ async function throughput(target: StorageTarget, workers: number): Promise<void>
   });
 }
 
-const MCP_CLAIMS = 500;
+export const MCP_CLAIMS = 500;
 
 /**
  * MCP claim_next over HTTP with the real SDK client: 500 claims, each completed; returns the
