@@ -263,12 +263,14 @@ function partialWrite(groups: number): PartialWrite {
     const names = columns.map((index) => MUTABLE_COLUMNS[index]!);
     write = {
       columns,
-      sqlite: `UPDATE wait_leases SET ${names.map((name) => `${name} = ?, `).join('')}version = version + 1, updated_at = ? WHERE id = ? AND version = ? AND token_hash = ?`,
+      // The expected version alone decides: every write moves it, and token_hash, written once at
+      // the grant, is no column any write changes (not in MUTABLE_COLUMNS), so it cannot differ.
+      sqlite: `UPDATE wait_leases SET ${names.map((name) => `${name} = ?, `).join('')}version = version + 1, updated_at = ? WHERE id = ? AND version = ?`,
       // The rows travel as one JSON array typed by the table's own row type; `version` carries
       // the expected version.
       postgres: `UPDATE wait_leases AS w SET ${names.map((name) => `${name} = r.${name}, `).join('')}version = w.version + 1, updated_at = r.updated_at
         FROM json_populate_recordset(NULL::wait_leases, ?::json) AS r
-        WHERE w.id = r.id AND w.version = r.version AND w.token_hash = r.token_hash
+        WHERE w.id = r.id AND w.version = r.version
         RETURNING w.id, w.xmin::text AS xmin`,
     };
     partialWrites.set(groups, write);
@@ -719,7 +721,7 @@ export class WaitLeaseStore {
 
   /**
    * compareAndSet for many leases in one write: each record applies only if its row is still at
-   * its expected version with the same token hash, and only the column groups in which it
+   * its expected version (the version read, which pins every column, the token hash among them), and only the column groups in which it
    * differs from `before` (the record that version holds) are written. Returns the ids that
    * applied. PostgreSQL: one statement; SQLite: one transaction of conditional UPDATEs.
    */
@@ -735,7 +737,7 @@ export class WaitLeaseStore {
       const rows = planned.map(({ write, values }) => {
         // A NULL is left out: json_populate_recordset fills a missing key from its base row,
         // NULL::wait_leases, so it arrives as NULL all the same.
-        const row: Record<string, unknown> = { id: write.record.id, token_hash: write.record.tokenHash, updated_at: write.now, version: write.expectedVersion };
+        const row: Record<string, unknown> = { id: write.record.id, updated_at: write.now, version: write.expectedVersion };
         for (const index of columns) if (values[index] !== null) row[MUTABLE_COLUMNS[index]!] = values[index];
         return row;
       });
@@ -752,7 +754,7 @@ export class WaitLeaseStore {
       for (const { write, values, groups } of planned) {
         const { columns, sqlite } = partialWrite(groups);
         const params: SqlValue[] = columns.map((index) => values[index]!);
-        params.push(write.now, write.record.id, write.expectedVersion, write.record.tokenHash);
+        params.push(write.now, write.record.id, write.expectedVersion);
         if ((await tx.run(sqlite, params)).changes === 1) applied.add(write.record.id);
       }
       return applied;
