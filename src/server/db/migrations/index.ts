@@ -13,7 +13,6 @@ import { claimEventKindsMigration } from './0007_claim_event_kinds.ts';
 import { paneOwnershipMigration } from './0008_pane_ownership.ts';
 import { leaseFusesMigration } from './0010_lease_fuses.ts';
 import { waitLeaseRenewalIndexesMigration } from './0011_wait_lease_renewal_indexes.ts';
-import { claimTransitionReferencesMigration } from './0012_claim_transition_references.ts';
 
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -26,7 +25,6 @@ export const MIGRATIONS: readonly Migration[] = [
   paneOwnershipMigration,
   leaseFusesMigration,
   waitLeaseRenewalIndexesMigration,
-  claimTransitionReferencesMigration,
 ];
 
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
