@@ -721,9 +721,10 @@ export class WaitLeaseStore {
 
   /**
    * compareAndSet for many leases in one write: each record applies only if its row is still at
-   * its expected version (the version read, which pins every column, the token hash among them), and only the column groups in which it
-   * differs from `before` (the record that version holds) are written. Returns the ids that
-   * applied. PostgreSQL: one statement; SQLite: one transaction of conditional UPDATEs.
+   * its expected version (the version read, which pins every column, the token hash among them),
+   * and only the column groups in which it differs from `before` (the record that version holds)
+   * are written. Returns the ids that applied. PostgreSQL: one statement; SQLite: one transaction
+   * of conditional UPDATEs.
    */
   async compareAndSetMany(writes: Array<{ before: WaitLeaseRecord; record: WaitLeaseRecord; expectedVersion: number; now: number }>): Promise<Set<string>> {
     if (writes.length === 0) return new Set();
