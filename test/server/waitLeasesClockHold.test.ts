@@ -4,7 +4,7 @@
 // start time, degraded when unverifiable) and provider jobs (loopback URL, command); expiry
 // detection lag on the real lease clock.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,23 +17,11 @@ import { listProcesses, readProcessInfo, type ProcessInfo } from '../../src/serv
 import { pidReadingOf } from '../../src/server/waitLeases/observers.ts';
 import { decideHoldStep } from '../../src/core/waitLease/hold.ts';
 import { storageTargets, tempDir } from '../support/storage.ts';
-import { rejection, startRealClockTestServer, startTestServer, type TestServer } from '../support/server.ts';
+import { exited, startSleeper } from '../support/processes.ts';
+import { rejection, startRealClockTestServer, startTestServer, stopWaitLeaseMaintenance, type TestServer } from '../support/server.ts';
 
 const MIN = 60_000;
 
-async function stopMaintenance(t: { server: TestServer['server'] }): Promise<void> {
-  await t.server.expirySweeper.stop();
-  await t.server.clockWatcher.stop();
-  await t.server.holdLoop.stop();
-}
-
-function startSleeper(): Promise<ChildProcess> {
-  const child = spawn('sleep', ['60'], { stdio: 'ignore' });
-  return new Promise((resolve, reject) => {
-    child.once('spawn', () => resolve(child));
-    child.once('error', reject);
-  });
-}
 
 /**
  * A stand-in for what cannot be produced on demand here: the kernel handing `pid` to a new
@@ -53,9 +41,6 @@ function reusablePid(pid: number): { reader: (pid: number) => ProcessInfo | null
   };
 }
 
-function exited(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
-}
 
 for (const target of storageTargets) {
   describe(`lease clock on ${target.name}`, () => {
@@ -64,7 +49,7 @@ for (const target of storageTargets) {
 
     it('a suspend counts (boot clock counts suspend): the lease expires on schedule', async () => {
       t = await startTestServer(target);
-      await stopMaintenance(t);
+      await stopWaitLeaseMaintenance(t);
       const lease = await t.client.acquireWaitLease({ pane: 'P', job_ref: 'j', ttl_ms: 10 * MIN });
       t.leaseClock.suspend(15 * MIN);
       assert.equal((await t.server.clockWatcher.runOnce()).kind, 'continuous');
@@ -74,7 +59,7 @@ for (const target of storageTargets) {
 
     it('a suspend a non-suspend-counting clock missed makes active leases UNKNOWN (LEASE_STALE)', async () => {
       t = await startTestServer(target, { leaseClock: new ManualLeaseClock({ countsSuspend: false }) });
-      await stopMaintenance(t);
+      await stopWaitLeaseMaintenance(t);
       const lease = await t.client.acquireWaitLease({ pane: 'P', job_ref: 'j', ttl_ms: 10 * MIN });
       t.leaseClock.suspend(5 * MIN);
       assert.equal((await t.server.clockWatcher.runOnce()).kind, 'unaccounted_suspend');
@@ -88,7 +73,7 @@ for (const target of storageTargets) {
 
     it('a wall-clock rollback extends nothing: TTL and ceiling still end on the boot clock', async () => {
       t = await startTestServer(target);
-      await stopMaintenance(t);
+      await stopWaitLeaseMaintenance(t);
       const plain = await t.client.acquireWaitLease({ pane: 'P', job_ref: 'ttl', ttl_ms: 10 * MIN });
       const ceiling = await t.client.acquireWaitLease({ pane: 'P', job_ref: 'ceil', ttl_ms: 60 * MIN, authorized_until: t.leaseClock.wallMs + 20 * MIN });
       t.leaseClock.rollbackWall(60 * MIN);
@@ -107,7 +92,7 @@ for (const target of storageTargets) {
     describe('restarts', () => {
       const run = async (clock: ManualLeaseClock, storage: Awaited<ReturnType<typeof target.create>>['config'], runtimeDir: string) => {
         const server = await startLeaseServer({ storage, runtimeDir, logger: silentLogger, leaseClock: clock, singleInstance: false });
-        await stopMaintenance({ server });
+        await stopWaitLeaseMaintenance({ server });
         return { server, client: new LeaseholdClient({ baseUrl: server.url, token: server.token }) };
       };
 
@@ -185,7 +170,7 @@ for (const target of storageTargets) {
 
     it('renews while a real child process lives, releases when it exits', async () => {
       t = await startTestServer(target);
-      await stopMaintenance(t);
+      await stopWaitLeaseMaintenance(t);
       const child = await startSleeper();
       children.push(child);
       const grant = await t.client.holdWaitLease({ pane: 'P', job_ref: 'sleep', ttl_ms: 10 * MIN, target: { pid: child.pid! } });
@@ -208,7 +193,7 @@ for (const target of storageTargets) {
 
     it('renews every due lease in one write; a lease written meanwhile is decided again from its new row', async () => {
       t = await startTestServer(target);
-      await stopMaintenance(t);
+      await stopWaitLeaseMaintenance(t);
       const child = await startSleeper();
       children.push(child);
       const grants = [];
@@ -238,7 +223,7 @@ for (const target of storageTargets) {
 
     it("the tick's renewal clears a remembered refusal on one lease and leaves the other's fields as they were", async () => {
       t = await startTestServer(target);
-      await stopMaintenance(t);
+      await stopWaitLeaseMaintenance(t);
       const child = await startSleeper();
       children.push(child);
       const refused = await t.client.holdWaitLease({ pane: 'P', job_ref: 'refused', ttl_ms: 10 * MIN, target: { pid: child.pid! } });
@@ -262,7 +247,7 @@ for (const target of storageTargets) {
       children.push(child);
       const pidReuse = reusablePid(child.pid!);
       t = await startTestServer(target, { processReader: pidReuse.reader });
-      await stopMaintenance(t);
+      await stopWaitLeaseMaintenance(t);
       const wrong = (await rejection(t.client.holdWaitLease({ pane: 'P', job_ref: 'x', ttl_ms: MIN, target: { pid: child.pid!, start_time: '1' } }))) as unknown as LeaseholdApiError;
       assert.equal(wrong.code, 'EVIDENCE_MISSING', 'a start time that is not the running process is not the target');
       const grant = await t.client.holdWaitLease({ pane: 'P', job_ref: 'x', ttl_ms: MIN, target: { pid: child.pid! } });
@@ -277,7 +262,7 @@ for (const target of storageTargets) {
       children.push(child);
       const pidReuse = reusablePid(child.pid!);
       t = await startTestServer(target, { processReader: pidReuse.reader });
-      await stopMaintenance(t);
+      await stopWaitLeaseMaintenance(t);
       const before = [];
       for (const job of ['a', 'b']) before.push(await t.client.holdWaitLease({ pane: 'P', job_ref: job, ttl_ms: 10 * MIN, target: { pid: child.pid! } }));
       pidReuse.reuse();
@@ -294,7 +279,7 @@ for (const target of storageTargets) {
 
     it('a process that exits releases every hold on it in the next tick; holds on another process stay', async () => {
       t = await startTestServer(target);
-      await stopMaintenance(t);
+      await stopWaitLeaseMaintenance(t);
       const ending = await startSleeper();
       const staying = await startSleeper();
       children.push(ending, staying);
@@ -322,7 +307,7 @@ for (const target of storageTargets) {
           return listProcesses();
         },
       });
-      await stopMaintenance(t);
+      await stopWaitLeaseMaintenance(t);
       const first = await startSleeper();
       const second = await startSleeper();
       children.push(first, second);
@@ -349,7 +334,7 @@ for (const target of storageTargets) {
           return readProcessInfo(pid);
         },
       });
-      await stopMaintenance(t);
+      await stopWaitLeaseMaintenance(t);
       const grant = await t.client.holdWaitLease({ pane: 'P', job_ref: 'x', ttl_ms: 10 * MIN, target: { pid: child.pid! } });
       broken = true;
       assert.equal((await t.server.holdLoop.runOnce()).degraded, 1);
@@ -374,7 +359,7 @@ for (const target of storageTargets) {
       const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/job`;
       try {
         t = await startTestServer(target);
-        await stopMaintenance(t);
+        await stopWaitLeaseMaintenance(t);
         const refusedUrl = (await rejection(t.client.holdWaitLease({ pane: 'P', job_ref: 'r', ttl_ms: MIN, target: { provider_job: { id: 'r', url: 'http://example.com/job' } } }))) as unknown as LeaseholdApiError;
         assert.equal(refusedUrl.status, 400, 'only loopback URLs are polled');
         const a = await t.client.holdWaitLease({ pane: 'P', job_ref: 'gpu-1', ttl_ms: MIN, target: { provider_job: { id: 'gpu-1', url } } });
@@ -393,13 +378,48 @@ for (const target of storageTargets) {
       }
     });
 
+    it('an ended pid target is released while a slow provider check of the same tick is still waiting', async () => {
+      let release: () => void = () => undefined;
+      let gate: Promise<void> | null = null;
+      const http: Server = createServer(async (_req, res) => {
+        if (gate) await gate;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"state":"running"}');
+      });
+      await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/job`;
+      try {
+        t = await startTestServer(target);
+        await stopWaitLeaseMaintenance(t);
+        const child = await startSleeper();
+        children.push(child);
+        const held = await t.client.holdWaitLease({ pane: 'P', job_ref: 'sleep', ttl_ms: 10 * MIN, target: { pid: child.pid! } });
+        await t.client.holdWaitLease({ pane: 'P', job_ref: 'slow', ttl_ms: 10 * MIN, target: { provider_job: { id: 'slow', url } } });
+        child.kill('SIGKILL');
+        await exited(child);
+        gate = new Promise<void>((resolve) => (release = resolve));
+        const tick = t.server.holdLoop.runOnce();
+        // The provider has not answered; the pid's release must not wait for it.
+        const deadline = Date.now() + 5000;
+        while ((await t.client.getWaitLease(held.lease_id)).state !== 'ended') {
+          assert.ok(Date.now() < deadline, 'the ended pid target was not released while the provider check waited');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        release();
+        assert.deepEqual(await tick, { checked: 2, renewed: 0, released: 1, degraded: 0 });
+      } finally {
+        release();
+        http.close();
+      }
+    });
+
     it('a provider job observed by a command: JSON state on stdout', async () => {
       const dir = tempDir('provider');
       const stateFile = join(dir, 'state.json');
       writeFileSync(stateFile, '{"state":"running"}');
       try {
         t = await startTestServer(target);
-        await stopMaintenance(t);
+        await stopWaitLeaseMaintenance(t);
         const grant = await t.client.holdWaitLease({ pane: 'P', job_ref: 'render', ttl_ms: MIN, target: { provider_job: { id: 'render', command: ['cat', stateFile] } } });
         t.leaseClock.advance(40_000);
         assert.equal((await t.server.holdLoop.runOnce()).renewed, 1);

@@ -88,6 +88,20 @@ export class HoldLoop {
       }
     }
     const renewals = this.withProgressMarkers(pidDue, rows);
+    // Ended and unverifiable targets: each written the one-at-a-time way (read, decide, compare-and-set).
+    const settleAll = (items: readonly Settlement[]) =>
+      this.eachConcurrently(items, async ({ stored, action, reason }) => {
+        if (action === 'release') {
+          await service.releaseHeld(stored.record.id, reason);
+          result.released += 1;
+        } else {
+          await service.degradeHeld(stored.record.id, reason);
+          result.degraded += 1;
+        }
+      });
+    // The pid targets' settlements start now, beside the provider checks: an ended process is
+    // released within the interval however long a provider takes to answer.
+    const pidSettled = settleAll(settle.splice(0));
     // Provider checks run a command or a request each: a few at a time.
     await this.eachConcurrently(providers, async (stored) => {
       const observer = stored.record.observer;
@@ -96,16 +110,7 @@ export class HoldLoop {
       const at = clock.read();
       this.decide(stored, { kind: 'provider_job', state: answer.state, observedAtWallMs: at.wallMs, error: answer.error }, at, renewals, settle);
     });
-    // Ended and unverifiable targets: each written the one-at-a-time way (read, decide, compare-and-set).
-    await this.eachConcurrently(settle, async ({ stored, action, reason }) => {
-      if (action === 'release') {
-        await service.releaseHeld(stored.record.id, reason);
-        result.released += 1;
-      } else {
-        await service.degradeHeld(stored.record.id, reason);
-        result.degraded += 1;
-      }
-    });
+    await Promise.all([pidSettled, settleAll(settle)]);
     // The renewals due this tick, written together (one statement on PostgreSQL).
     try {
       result.renewed += await service.renewHeldMany(renewals, 'server');
