@@ -34,7 +34,7 @@ export function missingServerSettings(execArgv: readonly string[], env: NodeJS.P
   return { flags, env: missingEnv };
 }
 
-/** Flags and env for spawning a server: the given ones plus the settings they lack. */
+/** The settings a server spawned with `env` lacks: the flags to pass it and the env to add. */
 export function serverSpawnSettings(env: NodeJS.ProcessEnv): { flags: string[]; env: Record<string, string> } {
   return missingServerSettings([], env);
 }

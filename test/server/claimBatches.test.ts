@@ -145,11 +145,13 @@ for (const target of storageTargets) {
     it('a call whose statement fails fails alone; the others of its batch are served', async () => {
       await addTodos('reviews', 3);
       // A queue name PostgreSQL cannot store (NUL) fails in SQL; SQLite finds no such queue.
+      const before = t.server.claimStore.batchStats();
       const outcomes = await Promise.allSettled([
         t.server.claims.claimNext(workers[0]!, 'reviews'),
         t.server.claims.claimNext(workers[1]!, 'bad\u0000queue'),
         t.server.claims.claimNext(workers[2]!, 'reviews'),
       ]);
+      assertCoalesced('claim_next', before, 3);
       assert.equal(outcomes[0]!.status, 'fulfilled');
       assert.equal(outcomes[2]!.status, 'fulfilled');
       assert.notEqual((outcomes[0] as PromiseFulfilledResult<{ todo_id: string }>).value.todo_id, (outcomes[2] as PromiseFulfilledResult<{ todo_id: string }>).value.todo_id);

@@ -4,34 +4,27 @@
 // not the loop's own renewals, not a lease that ended. The same checks run on SQLite, which
 // reads every row each tick.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { WaitLeaseStore } from '../../src/server/waitLeases/waitLeaseStore.ts';
 import { storageTargets } from '../support/storage.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { exited, startSleeper } from '../support/processes.ts';
+import { startTestServer, stopWaitLeaseMaintenance, type TestServer } from '../support/server.ts';
 
 const MIN = 60_000;
-
-function startSleeper(): Promise<ChildProcess> {
-  const child = spawn('sleep', ['60'], { stdio: 'ignore' });
-  return new Promise((resolve, reject) => {
-    child.once('spawn', () => resolve(child));
-    child.once('error', reject);
-  });
-}
 
 for (const target of storageTargets) {
   describe(`held-lease reads on ${target.name}`, () => {
     let t: TestServer;
     let child: ChildProcess;
+    let grants: Array<{ lease_id: string; token: string }>;
     let ids: string[];
     beforeEach(async () => {
       t = await startTestServer(target);
-      await t.server.expirySweeper.stop();
-      await t.server.clockWatcher.stop();
-      await t.server.holdLoop.stop();
+      await stopWaitLeaseMaintenance(t);
       child = await startSleeper();
-      ids = [];
-      for (const job of ['a', 'b', 'c']) ids.push((await t.client.holdWaitLease({ pane: 'P', job_ref: job, ttl_ms: 10 * MIN, target: { pid: child.pid! } })).lease_id);
+      grants = [];
+      for (const job of ['a', 'b', 'c']) grants.push(await t.client.holdWaitLease({ pane: 'P', job_ref: job, ttl_ms: 10 * MIN, target: { pid: child.pid! } }));
+      ids = grants.map((grant) => grant.lease_id);
       assert.deepEqual(await t.server.holdLoop.runOnce(), { checked: 3, renewed: 0, released: 0, degraded: 0 });
     });
     afterEach(async () => {
@@ -65,11 +58,11 @@ for (const target of storageTargets) {
       assert.deepEqual((await t.client.getWaitLease(ids[0]!)).renew_count, 2);
     });
 
-    it('a lease that ended, by the loop or by its holder, leaves the work list', async () => {
-      await store().db.run(`UPDATE wait_leases SET state = 'ended', end_reason = 'released', ended_at = 1, censoring = 'exact' WHERE id = ?`, [ids[2]!]);
+    it('a lease that ended, by its holder or by the loop, leaves the work list', async () => {
+      await t.client.releaseWaitLease(grants[2]!.lease_id, grants[2]!.token);
       assert.deepEqual((await store().heldLeases(t.server.waitLeases.machineId)).map((lease) => lease.record.id).sort(), [...ids.slice(0, 2)].sort());
       child.kill('SIGKILL');
-      await new Promise((resolve) => child.once('exit', resolve));
+      await exited(child);
       assert.equal((await t.server.holdLoop.runOnce()).released, 2);
       assert.deepEqual(await store().heldLeases(t.server.waitLeases.machineId), []);
     });

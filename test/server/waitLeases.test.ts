@@ -14,16 +14,11 @@ import type { ChangeEvent } from '../../src/server/events.ts';
 import { NO_NEWS_BOUND_MS } from '../../src/core/waitLease/lease.ts';
 import { storageTargets } from '../support/storage.ts';
 import { WaitLeaseStore } from '../../src/server/waitLeases/waitLeaseStore.ts';
-import { rejection, startTestServer, type TestServer } from '../support/server.ts';
+import { rejection, startTestServer, stopWaitLeaseMaintenance, type TestServer } from '../support/server.ts';
 
 const MIN = 60_000;
 const self = { pid: process.pid, start_time: readProcessInfo(process.pid)!.startTime };
 
-async function stopMaintenance(t: TestServer): Promise<void> {
-  await t.server.expirySweeper.stop();
-  await t.server.clockWatcher.stop();
-  await t.server.holdLoop.stop();
-}
 
 async function refused(promise: Promise<unknown>): Promise<LeaseholdApiError> {
   return (await rejection(promise)) as unknown as LeaseholdApiError;
@@ -34,7 +29,7 @@ for (const target of storageTargets) {
     let t: TestServer;
     beforeEach(async () => {
       t = await startTestServer(target, { hardMaxTtlMs: 60 * MIN });
-      await stopMaintenance(t);
+      await stopWaitLeaseMaintenance(t);
     });
     afterEach(async () => t.stop());
 
@@ -218,7 +213,7 @@ for (const target of storageTargets) {
       it('the hard max bounds each grant, never the declared value', async () => {
         await t.stop();
         t = await startTestServer(target, { hardMaxTtlMs: 10 * MIN });
-        await stopMaintenance(t);
+        await stopWaitLeaseMaintenance(t);
         const lease = await t.client.holdWaitLease({ pane: 'P', job_ref: 'long', ttl_ms: 120 * MIN, target: { pid: process.pid } });
         assert.equal(lease.expires_in_ms, 10 * MIN);
         assert.deepEqual(lease.clamped_by, ['hard_max']);

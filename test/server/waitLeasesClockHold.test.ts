@@ -167,12 +167,17 @@ for (const target of storageTargets) {
       children = [];
       await t?.stop();
     });
-
-    it('renews while a real child process lives, releases when it exits', async () => {
+    /** A test server with its maintenance loops stopped, and a real `sleep` child to hold on. */
+    const serverAndSleeper = async (): Promise<ChildProcess> => {
       t = await startTestServer(target);
       await stopWaitLeaseMaintenance(t);
       const child = await startSleeper();
       children.push(child);
+      return child;
+    };
+
+    it('renews while a real child process lives, releases when it exits', async () => {
+      const child = await serverAndSleeper();
       const grant = await t.client.holdWaitLease({ pane: 'P', job_ref: 'sleep', ttl_ms: 10 * MIN, target: { pid: child.pid! } });
       let view = await t.client.getWaitLease(grant.lease_id);
       assert.deepEqual(view.observer, { kind: 'pid', pid: child.pid!, start_time: readProcessInfo(child.pid!)!.startTime });
@@ -192,10 +197,7 @@ for (const target of storageTargets) {
     });
 
     it('renews every due lease in one write; a lease written meanwhile is decided again from its new row', async () => {
-      t = await startTestServer(target);
-      await stopWaitLeaseMaintenance(t);
-      const child = await startSleeper();
-      children.push(child);
+      const child = await serverAndSleeper();
       const grants = [];
       for (let index = 0; index < 5; index++) {
         grants.push(await t.client.holdWaitLease({ pane: 'P', job_ref: `job${index}`, ttl_ms: 10 * MIN, target: { pid: child.pid! } }));
@@ -222,10 +224,7 @@ for (const target of storageTargets) {
     });
 
     it("the tick's renewal clears a remembered refusal on one lease and leaves the other's fields as they were", async () => {
-      t = await startTestServer(target);
-      await stopWaitLeaseMaintenance(t);
-      const child = await startSleeper();
-      children.push(child);
+      const child = await serverAndSleeper();
       const refused = await t.client.holdWaitLease({ pane: 'P', job_ref: 'refused', ttl_ms: 10 * MIN, target: { pid: child.pid! } });
       const plain = await t.client.holdWaitLease({ pane: 'P', job_ref: 'plain', ttl_ms: 10 * MIN, target: { pid: child.pid! } });
       // The caller's own process is not the target: refused, and remembered for the verdict.

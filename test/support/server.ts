@@ -44,6 +44,13 @@ async function startWithClocks(target: StorageTarget, overrides: Partial<LeaseSe
   };
 }
 
+/** Stops the wait-lease maintenance loops (sweeper, clock watcher, hold loop): the test runs their ticks itself. */
+export async function stopWaitLeaseMaintenance(t: { server: LeaseServer }): Promise<void> {
+  await t.server.expirySweeper.stop();
+  await t.server.clockWatcher.stop();
+  await t.server.holdLoop.stop();
+}
+
 /** A server whose clocks the test moves by hand, so no test sleeps through a TTL. */
 export async function startTestServer(
   target: StorageTarget,

@@ -103,9 +103,12 @@ const PG_ENDPOINT_GUARD = `ep AS (SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHER
 const PG_EVENT_OF_CHANGED = `INSERT INTO claim_events (${EVENT_COLUMNS})
     SELECT id, ?::text, ?::text, claim_epoch, ?::integer, ?::text, lease_expires_at, ?::bigint FROM changed`;
 // The endpoint row's columns come back prefixed (ep_…) beside the changed todo's, on one row.
-const PG_ENDPOINT_RESULT = ENDPOINT_COLUMNS.split(', ').map((column) => `e.${column} AS ep_${column}`).join(', ');
+const ENDPOINT_COLUMN_NAMES = ENDPOINT_COLUMNS.split(', ');
+const TODO_COLUMN_NAMES = TODO_COLUMNS.split(', ');
+const PG_ENDPOINT_RESULT = ENDPOINT_COLUMN_NAMES.map((column) => `e.${column} AS ep_${column}`).join(', ');
 const PG_CHECKED_RESULT = `SELECT ${PG_ENDPOINT_RESULT}, c.* FROM ep e LEFT JOIN changed c ON true`;
-const qualified = (alias: string) => TODO_COLUMNS.split(', ').map((column) => `${alias}.${column}`).join(', ');
+/** A column list written with a table alias (`t.id, t.queue, …`): the todo's by default. */
+const qualified = (alias: string, columns: string = TODO_COLUMNS) => columns.split(', ').map((column) => `${alias}.${column}`).join(', ');
 
 // Batched transitions (PostgreSQL): the callers arrive as arrays, one element each (ord is
 // the caller's place); `ok` keeps the callers whose endpoint row is as they resolved their lease
@@ -153,9 +156,9 @@ const CLAIMED_SET = claimedSet('?', '?', '?');
 /** A checked transition from a row of endpoint columns (ep_…) beside the changed todo's; no endpoint columns: the endpoint is gone. */
 function checkedRow(row: Record<string, unknown> | undefined, expected: EndpointRecord): CheckedTransition {
   if (!row || row.ep_id === null || row.ep_id === undefined) return { endpoint: undefined, applied: false, todo: undefined };
-  const pick = (columns: string, prefix: string) => Object.fromEntries(columns.split(', ').map((column) => [column, row[`${prefix}${column}`]]));
-  const endpoint = toEndpoint(pick(ENDPOINT_COLUMNS, 'ep_') as unknown as EndpointRow);
-  const todo = row.id === null || row.id === undefined ? undefined : toTodo(pick(TODO_COLUMNS, '') as unknown as TodoRow);
+  const pick = (columns: readonly string[], prefix: string) => Object.fromEntries(columns.map((column) => [column, row[`${prefix}${column}`]]));
+  const endpoint = toEndpoint(pick(ENDPOINT_COLUMN_NAMES, 'ep_') as unknown as EndpointRow);
+  const todo = row.id === null || row.id === undefined ? undefined : toTodo(pick(TODO_COLUMN_NAMES, '') as unknown as TodoRow);
   // The statement's guard and this check read the same snapshot of the row, so they agree.
   return { endpoint, applied: endpointUnchanged(endpoint, expected), todo };
 }
@@ -280,7 +283,7 @@ export class ClaimStore {
 
   async listDevices(humanId: string): Promise<Array<DeviceRecord & { machine_label: string | null }>> {
     return this.db.all(
-      `SELECT ${DEVICE_COLUMNS.split(', ').map((column) => `d.${column}`).join(', ')}, m.label AS machine_label
+      `SELECT ${qualified('d', DEVICE_COLUMNS)}, m.label AS machine_label
        FROM devices d LEFT JOIN machines m ON m.id = d.machine_id WHERE d.human_id = ? ORDER BY d.created_at, d.id`,
       [humanId],
     );
@@ -685,7 +688,7 @@ export class ClaimStore {
   async reapExpired(now: number, batchSize = 500): Promise<Array<TodoRecord & { reaped_from: string | null }>> {
     if (this.db.dialect === 'postgres') {
       // One statement per batch: lock the lapsed rows, requeue them, record their events.
-      const changedColumns = TODO_COLUMNS.split(', ').map((column) => `t.${column}`).join(', ');
+      const changedColumns = qualified('t');
       const rows = await this.db.all<TodoRow & { reaped_from: string | null }>(
         `WITH lapsed AS (SELECT id, holder_endpoint_id, claim_epoch FROM todos
                          WHERE state = 'claimed' AND lease_expires_at <= ? ORDER BY lease_expires_at LIMIT ? FOR UPDATE SKIP LOCKED),

@@ -25,7 +25,7 @@ function hrMs(): number {
  * not CLOCK_MONOTONIC), and in any case once UPTIME_RECHECK_MS of hrtime has passed (a wall
  * step back hiding a suspend is caught that late at worst). When uptime has run ahead of the
  * anchored estimate by more than its own resolution, a suspend happened and we re-anchor, so
- * the slept time is counted. A file read per reading was a tenth of a claim's CPU; this is a
+ * the slept time is counted. A file read per reading was a tenth of a SQLite claim's CPU; this is a
  * few reads a second. Readings never go backwards within one process.
  */
 export class LinuxBootTimeClock implements LeaseClock {

@@ -56,7 +56,7 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
 
 /**
  * The body as text (undefined when empty), read with plain listeners: an async iterator over
- * the request costs a stream wrapper and a promise per chunk, a tenth of a small MCP call.
+ * the request costs a stream wrapper and a promise per chunk, on every call.
  */
 function readBodyText(req: IncomingMessage, limit: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {

@@ -120,13 +120,13 @@ export class ChangeRelay {
     };
     client.on('error', (error) => lost(error));
     client.on('end', () => lost(new Error('connection ended')));
-    // This server hears its own notifications too: they are told apart by their first bytes, unparsed.
+    // This server hears its own notifications too: they are told apart by their first bytes,
+    // unparsed (every payload, the one-event form of earlier servers too, starts with its origin).
     const ownPrefix = payloadPrefix(this.origin);
     client.on('notification', (message) => {
       if (message.channel !== this.channel || !message.payload || message.payload.startsWith(ownPrefix)) return;
       try {
-        const { origin, events } = readNotifyPayload(message.payload);
-        if (origin !== this.origin) for (const event of events) this.options.bus.deliver(event);
+        for (const event of readNotifyPayload(message.payload).events) this.options.bus.deliver(event);
       } catch (error) {
         this.options.onError?.(error, 'change relay: unreadable notification');
       }

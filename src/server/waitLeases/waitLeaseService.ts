@@ -30,6 +30,7 @@ import {
   release as releaseLease,
   remainingMsAt,
   renew as renewLease,
+  targetOf,
 } from '../../core/waitLease/lease.ts';
 import type { LedgerRow } from '../../core/waitLease/ledger.ts';
 import { leaseViewOf } from '../../core/waitLease/leaseView.ts';
@@ -500,15 +501,10 @@ export class WaitLeaseService {
           ttlMs: body.ttl_ms,
           evidence,
           source,
-          // The server reads the named pid itself; the caller's word is not evidence. Only the
-          // lease's own pinned pid can renew it, so only for that one is the process table read
-          // for the progress marker.
-          pidReading:
-            typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0
-              ? null
-              : record.observer.kind === 'pid' && record.observer.pid === pid
-                ? pidProgressReadingOf(pid, this.readProcess, this.listProcesses, now.wallMs)
-                : pidReadingOf(pid, this.readProcess, now.wallMs),
+          // The server reads the named pid itself; the caller's word is not evidence. Core
+          // refuses any pid but the lease's pinned one before it looks at a reading, so only that
+          // one is read (with the process table, for its progress marker).
+          pidReading: targetOf(record).pinnedPid?.pid === pid ? pidProgressReadingOf(pid as number, this.readProcess, this.listProcesses, now.wallMs) : null,
           authorizedUntil: body.authorized_until,
           now,
           hardMaxTtlMs: this.hardMaxTtlMs,

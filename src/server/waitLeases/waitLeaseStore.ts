@@ -1,6 +1,6 @@
 // Storage of panes, session bindings, wait-leases (each row also its ledger row) and the
 // persisted lease-clock domain, written once over the Db seam. Every lease write after the
-// insert is a compare-and-set on (id, version, token_hash): a transition decided on a stale
+// insert is a compare-and-set on (id, version): a transition decided on a stale
 // read writes nothing, and the service re-reads and decides again. That is what keeps a renew
 // racing a release from resurrecting the released lease, on SQLite and on PostgreSQL.
 import type { ClockDomain, ClockReading } from '../../core/waitLease/clockReading.ts';
@@ -216,8 +216,13 @@ const MUTABLE_COLUMNS = [
   'progress',
 ] as const;
 
-/** The conditional write of one lease (one SQL text, so each connection prepares it once). */
-const COMPARE_AND_SET = `UPDATE wait_leases SET ${MUTABLE_COLUMNS.map((column) => `${column} = ?`).join(', ')}, version = version + 1, updated_at = ? WHERE id = ? AND version = ? AND token_hash = ?`;
+/**
+ * The conditional write of one lease (one SQL text, so each connection prepares it once). Every
+ * compare-and-set, single or batched, is decided by the expected version alone: every write
+ * moves it, and what it does not cover cannot change (the token hash and the rest of the grant
+ * are no MUTABLE_COLUMNS), so a row still at the version read holds what the write was decided from.
+ */
+const COMPARE_AND_SET = `UPDATE wait_leases SET ${MUTABLE_COLUMNS.map((column) => `${column} = ?`).join(', ')}, version = version + 1, updated_at = ? WHERE id = ? AND version = ?`;
 
 /**
  * The mutable columns in groups that change together. A batched compare-and-set writes only the
@@ -263,8 +268,7 @@ function partialWrite(groups: number): PartialWrite {
     const names = columns.map((index) => MUTABLE_COLUMNS[index]!);
     write = {
       columns,
-      // The expected version alone decides: every write moves it, and token_hash, written once at
-      // the grant, is no column any write changes (not in MUTABLE_COLUMNS), so it cannot differ.
+      // The expected version alone decides, as for COMPARE_AND_SET.
       sqlite: `UPDATE wait_leases SET ${names.map((name) => `${name} = ?, `).join('')}version = version + 1, updated_at = ? WHERE id = ? AND version = ?`,
       // The rows travel as one JSON array typed by the table's own row type; `version` carries
       // the expected version.
@@ -709,21 +713,20 @@ export class WaitLeaseStore {
   }
 
   /**
-   * The conditional write: applies `record` only if the row is still at `expectedVersion` and
-   * carries the same token hash. Returns false when something else wrote first.
+   * The conditional write: applies `record` only if the row is still at `expectedVersion`
+   * (COMPARE_AND_SET). Returns false when something else wrote first.
    */
   async compareAndSet(record: WaitLeaseRecord, expectedVersion: number, now: number, executor: SqlExecutor = this.db): Promise<boolean> {
     const values = mutableValues(record);
-    values.push(now, record.id, expectedVersion, record.tokenHash);
+    values.push(now, record.id, expectedVersion);
     const result = await executor.run(COMPARE_AND_SET, values);
     return result.changes === 1;
   }
 
   /**
    * compareAndSet for many leases in one write: each record applies only if its row is still at
-   * its expected version (the version read, which pins every column, the token hash among them),
-   * and only the column groups in which it differs from `before` (the record that version holds)
-   * are written. Returns the ids that applied. PostgreSQL: one statement; SQLite: one transaction
+   * its expected version, and only the column groups in which it differs from `before` (the
+   * record that version holds) are written. Returns the ids that applied. PostgreSQL: one statement; SQLite: one transaction
    * of conditional UPDATEs.
    */
   async compareAndSetMany(writes: Array<{ before: WaitLeaseRecord; record: WaitLeaseRecord; expectedVersion: number; now: number }>): Promise<Set<string>> {
@@ -829,25 +832,22 @@ export class WaitLeaseStore {
     }
     const versions = await this.db.all<{ id: string; xmin: string }>(`SELECT id, xmin::text AS xmin FROM wait_leases WHERE ${held} ORDER BY id`, [machineId]);
     const unseen = versions.filter(({ id, xmin }) => this.heldRows.get(id)?.xmin !== xmin).map(({ id }) => id);
-    const fresh = new Map<string, StoredLease>();
+    const reread = new Set<string>();
     if (unseen.length > 0) {
       // Rows written since the first read come back newer, with their own xmin; rows no longer held do not come back.
       const rows = await this.db.all<LeaseRow & { xmin: string }>(`${SELECT_LEASE_WITH_XMIN} WHERE id = ANY(?::text[]) AND ${held}`, [unseen as unknown as SqlValue, machineId]);
       for (const { xmin, ...row } of rows) {
-        const stored = toStored(row);
-        this.heldRows.set(row.id, { xmin, row, stored });
-        fresh.set(row.id, stored);
+        this.heldRows.set(row.id, { xmin, row, stored: toStored(row) });
+        reread.add(row.id);
       }
     }
     const current = new Set(versions.map(({ id }) => id));
     for (const id of this.heldRows.keys()) if (!current.has(id)) this.heldRows.delete(id);
-    const leases: StoredLease[] = [];
-    for (const { id, xmin } of versions) {
-      const cached = this.heldRows.get(id);
-      if (fresh.has(id)) leases.push(fresh.get(id)!);
-      else if (cached?.xmin === xmin) leases.push(cached.stored);
-    }
-    return leases;
+    // In the work list: what was read again, and what was already known at the xmin just read.
+    return versions.flatMap(({ id, xmin }) => {
+      const known = this.heldRows.get(id);
+      return known && (reread.has(id) || known.xmin === xmin) ? [known.stored] : [];
+    });
   }
 
   /** After a batched write on PostgreSQL: a held row as written (its cached row with the written columns), at its new xmin. */

@@ -13,6 +13,7 @@ import {
 } from '../../../src/claude/processTree.ts';
 import type { ProcessInfo } from '../../../src/claude/processTree.ts';
 import { parseProcStat, parsePsLine } from '../../../src/server/observe/processInfo.ts';
+import { exited } from '../../support/processes.ts';
 
 async function waitFor<T>(probe: () => T | null | undefined, what: string, timeoutMs = 5000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -22,13 +23,6 @@ async function waitFor<T>(probe: () => T | null | undefined, what: string, timeo
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once('exit', () => resolve());
-  });
 }
 
 describe('process identity and tree', function () {

@@ -48,7 +48,7 @@ describe('a held pid progress marker: the CPU time of its process tree', () => {
     );
   });
 
-  it('the baseline at hold time and each renewal are the same marker: a still tree renews identically, a working child is progress', () => {
+  it("core compares a renewal's tree marker with the baseline token: a still tree renews identically, a working child is progress (the server's two readings: fuses.test.ts)", () => {
     const observer = { kind: 'pid' as const, pid: 100, startTime: '98765' };
     const reading = (offsetMs: number, mochaTicks: number) => ({ pid: 100, startTime: '98765', readAtWallMs: at(offsetMs).wallMs, cpuTicks: pidTreeCpuTicks({ pid: 100, cpuTicks: 40 }, table(mochaTicks)) });
     const baseline = pidProgressToken(100, '98765', reading(0, 500));
