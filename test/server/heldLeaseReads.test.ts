@@ -58,6 +58,38 @@ for (const target of storageTargets) {
       assert.deepEqual((await t.client.getWaitLease(ids[0]!)).renew_count, 2);
     });
 
+    it("one tick's write gives each lease its own values where the leases differ and the shared ones where they agree", async () => {
+      // Two more holds, on another process and with other TTLs: their deadlines, renew counts,
+      // evidence and progress markers differ from the first three's; the renewal time is shared.
+      const other = await startSleeper();
+      try {
+        const longer = await t.client.holdWaitLease({ pane: 'Q', job_ref: 'd', ttl_ms: 12 * MIN, target: { pid: other.pid! } });
+        const longest = await t.client.holdWaitLease({ pane: 'Q', job_ref: 'e', ttl_ms: 14 * MIN, target: { pid: other.pid! } });
+        // Lease a is renewed once by its holder, so its count is ahead of the rest.
+        await store().db.run('UPDATE wait_leases SET expires_at_boot_ms = expires_at_boot_ms - ? WHERE id = ?', [9 * MIN, ids[0]!]);
+        assert.equal((await t.server.holdLoop.runOnce()).renewed, 1);
+        t.leaseClock.advance(8 * MIN);
+        assert.equal((await t.server.holdLoop.runOnce()).renewed, 5);
+        const leaseIds = [...ids, longer.lease_id, longest.lease_id];
+        const views = await Promise.all(leaseIds.map((id) => t.client.getWaitLease(id)));
+        const records = await Promise.all(leaseIds.map(async (id) => (await new WaitLeaseStore(store().db).getLease(id))!.record));
+        assert.deepEqual(
+          views.map((view, index) => [view.renew_count, view.remaining_ms, (records[index]!.lastEvidence as { pid?: number } | null)?.pid]),
+          [
+            [2, 10 * MIN, child.pid],
+            [1, 10 * MIN, child.pid],
+            [1, 10 * MIN, child.pid],
+            [1, 12 * MIN, other.pid],
+            [1, 14 * MIN, other.pid],
+          ],
+        );
+        assert.equal(new Set(records.map((record) => JSON.stringify(record.renewedAt))).size, 1, 'one renewal time for the tick');
+        assert.deepEqual(await store().heldLeases(t.server.waitLeases.machineId), await freshRead());
+      } finally {
+        other.kill('SIGKILL');
+      }
+    });
+
     it('a lease that ended, by its holder or by the loop, leaves the work list', async () => {
       await t.client.releaseWaitLease(grants[2]!.lease_id, grants[2]!.token);
       assert.deepEqual((await store().heldLeases(t.server.waitLeases.machineId)).map((lease) => lease.record.id).sort(), [...ids.slice(0, 2)].sort());

@@ -271,15 +271,44 @@ function partialWrite(groups: number): PartialWrite {
       // The expected version alone decides, as for COMPARE_AND_SET.
       sqlite: `UPDATE wait_leases SET ${names.map((name) => `${name} = ?, `).join('')}version = version + 1, updated_at = ? WHERE id = ? AND version = ?`,
       // The rows travel as one JSON array typed by the table's own row type; `version` carries
-      // the expected version.
+      // the expected version. What every row shares travels once, as the base row a row's
+      // missing keys are filled from (the first parameter); each row carries the rest.
       postgres: `UPDATE wait_leases AS w SET ${names.map((name) => `${name} = r.${name}, `).join('')}version = w.version + 1, updated_at = r.updated_at
-        FROM json_populate_recordset(NULL::wait_leases, ?::json) AS r
+        FROM json_populate_recordset(json_populate_record(NULL::wait_leases, ?::json), ?::json) AS r
         WHERE w.id = r.id AND w.version = r.version
         RETURNING w.id, w.xmin::text AS xmin`,
     };
     partialWrites.set(groups, write);
   }
   return write;
+}
+
+/**
+ * A batched PostgreSQL write's values split in two: those every row shares (`updated_at` among
+ * them), sent once as the base row, and the indexes of the columns each row carries itself. The
+ * base has no key for those, so a row leaves out its NULLs (a missing key is the base's NULL).
+ */
+function splitShared(planned: ReadonlyArray<{ write: { now: number }; values: readonly SqlValue[] }>, columns: readonly number[]): { shared: Record<string, SqlValue>; own: number[] } {
+  const [first] = planned;
+  const shared: Record<string, SqlValue> = {};
+  const own: number[] = [];
+  for (const index of columns) {
+    const value = first!.values[index]!;
+    if (!planned.every((plan) => plan.values[index] === value)) own.push(index);
+    else if (value !== null) shared[MUTABLE_COLUMNS[index]!] = value;
+  }
+  if (planned.every((plan) => plan.write.now === first!.write.now)) shared.updated_at = first!.write.now;
+  return { shared, own };
+}
+
+/** PostgreSQL: a held lease as last read or written (heldLeases, compareAndSetMany). */
+interface HeldRow {
+  /** The xmin of the row version it is. */
+  xmin: string;
+  row: LeaseRow;
+  stored: StoredLease;
+  /** The mutable values as this store wrote them (undefined when read, not written). */
+  values: readonly SqlValue[] | undefined;
 }
 
 function toPane(row: PaneRow): PaneRecord {
@@ -310,8 +339,20 @@ function domainClause(domain: ClockDomain): { clause: string; params: SqlValue[]
   return { clause: `${boot} AND clock_counts_suspend = ?`, params: domain.bootId === null ? [domain.countsSuspend] : [domain.bootId, domain.countsSuspend] };
 }
 
+/** A row as a stored lease. */
 function toStored(row: LeaseRow): StoredLease {
+  return storedLease(row, undefined);
+}
+
+/**
+ * toStored, given an earlier reading of the same lease (`previous`): its parsed JSON columns are
+ * taken as they are where the row's text is the one they were parsed from. Records are never
+ * mutated, so sharing is safe; a hold loop renewal changes two of the five.
+ */
+function storedLease(row: LeaseRow, previous: { row: LeaseRow; stored: StoredLease } | undefined): StoredLease {
   const num = (value: number | null) => (value === null ? null : Number(value));
+  const before = previous?.stored.record;
+  const same = (column: 'clamped_by' | 'observer' | 'last_evidence' | 'last_refusal' | 'progress') => previous !== undefined && row[column] === previous.row[column];
   const grantedAt = { wallMs: Number(row.granted_at), bootMs: Number(row.granted_boot_ms), bootId: row.granted_boot_id };
   const record: WaitLeaseRecord = {
     id: row.id,
@@ -331,16 +372,16 @@ function toStored(row: LeaseRow): StoredLease {
     expiresAtWallMs: Number(row.expires_at_wall_ms),
     authorizedUntilWallMs: num(row.authorized_until_wall_ms),
     authorizedUntilBootMs: num(row.authorized_until_boot_ms),
-    clampedBy: JSON.parse(row.clamped_by) as WaitLeaseRecord['clampedBy'],
+    clampedBy: same('clamped_by') ? before!.clampedBy : (JSON.parse(row.clamped_by) as WaitLeaseRecord['clampedBy']),
     state: row.state,
     stateReason: row.state_reason,
     endReason: row.end_reason,
     expiredBy: row.expired_by,
     endedAt: row.ended_at === null ? null : { wallMs: Number(row.ended_at), bootMs: Number(row.ended_boot_ms), bootId: row.ended_boot_id },
     releaseNote: row.release_note,
-    observer: JSON.parse(row.observer) as ObserverDescription,
-    lastEvidence: json<TargetObservation>(row.last_evidence),
-    lastRefusal: json<WaitLeaseRecord['lastRefusal']>(row.last_refusal),
+    observer: same('observer') ? before!.observer : (JSON.parse(row.observer) as ObserverDescription),
+    lastEvidence: same('last_evidence') ? before!.lastEvidence : json<TargetObservation>(row.last_evidence),
+    lastRefusal: same('last_refusal') ? before!.lastRefusal : json<WaitLeaseRecord['lastRefusal']>(row.last_refusal),
     expiredNoticeConsumed: Boolean(row.expired_notice_consumed),
     // A row from before the fuses (migration 0010) is a chain of its own with no cap.
     chain: {
@@ -349,7 +390,7 @@ function toStored(row: LeaseRow): StoredLease {
       deadlineBootMs: num(row.chain_deadline_boot_ms),
       deadlineWallMs: num(row.chain_deadline_wall_ms),
     },
-    progress: json<ProgressState>(row.progress) ?? EMPTY_PROGRESS,
+    progress: same('progress') ? before!.progress : (json<ProgressState>(row.progress) ?? EMPTY_PROGRESS),
   };
   return { record, sessionId: row.session_id, version: Number(row.version), machineId: row.machine_id, humanId: row.human_id };
 }
@@ -359,8 +400,21 @@ function ms(value: number | null | undefined): number | null {
   return value === null || value === undefined ? null : Math.floor(value);
 }
 
-function mutableValues(record: WaitLeaseRecord): SqlValue[] {
+/** Where each JSON column is among MUTABLE_COLUMNS. */
+const JSON_COLUMN = Object.fromEntries(
+  (['clamped_by', 'last_evidence', 'last_refusal', 'observer', 'progress'] as const).map((column) => [column, MUTABLE_COLUMNS.indexOf(column)]),
+) as Record<'clamped_by' | 'last_evidence' | 'last_refusal' | 'observer' | 'progress', number>;
+
+/**
+ * The values of MUTABLE_COLUMNS for `record`. `before`: the record it was made from and its
+ * values; a JSON column whose object is the one `before` holds keeps its text, not serialized
+ * again (records are never mutated, so the same object has the same text).
+ */
+function mutableValues(record: WaitLeaseRecord, before?: { record: WaitLeaseRecord; values: readonly SqlValue[] }): SqlValue[] {
   const ledger = ledgerRowOf(record);
+  const text = (value: object | null, was: object | null | undefined, column: keyof typeof JSON_COLUMN): string | null =>
+    before !== undefined && value === was ? (before.values[JSON_COLUMN[column]] as string | null) : value === null ? null : JSON.stringify(value);
+  const previous = before?.record;
   return [
     ms(record.renewedAt?.wallMs),
     ms(record.renewedAt?.bootMs),
@@ -370,7 +424,7 @@ function mutableValues(record: WaitLeaseRecord): SqlValue[] {
     ms(record.expiresAtWallMs),
     ms(record.authorizedUntilWallMs),
     ms(record.authorizedUntilBootMs),
-    JSON.stringify(record.clampedBy),
+    text(record.clampedBy, previous?.clampedBy, 'clamped_by'),
     record.state,
     record.stateReason,
     record.endReason,
@@ -379,14 +433,14 @@ function mutableValues(record: WaitLeaseRecord): SqlValue[] {
     ms(record.endedAt?.bootMs),
     record.endedAt?.bootId ?? null,
     record.releaseNote,
-    record.lastEvidence === null ? null : JSON.stringify(record.lastEvidence),
-    record.lastRefusal === null ? null : JSON.stringify(record.lastRefusal),
+    text(record.lastEvidence, previous?.lastEvidence, 'last_evidence'),
+    text(record.lastRefusal, previous?.lastRefusal, 'last_refusal'),
     record.expiredNoticeConsumed,
     ledger.censoring,
     ms(ledger.measured_duration_ms),
     record.observer.kind,
-    JSON.stringify(record.observer),
-    JSON.stringify(record.progress),
+    text(record.observer, previous?.observer, 'observer'),
+    text(record.progress, previous?.progress, 'progress'),
   ];
 }
 
@@ -426,7 +480,7 @@ export class WaitLeaseStore {
    * xmin, so no write is missed, however it was made. The hold loop's own renewals are put in
    * as written (compareAndSetMany). Holds only the current work list's rows.
    */
-  private readonly heldRows = new Map<string, { xmin: string; row: LeaseRow; stored: StoredLease }>();
+  private readonly heldRows = new Map<string, HeldRow>();
 
   constructor(db: Db, humanId?: string) {
     this.db = db;
@@ -732,20 +786,21 @@ export class WaitLeaseStore {
   async compareAndSetMany(writes: Array<{ before: WaitLeaseRecord; record: WaitLeaseRecord; expectedVersion: number; now: number }>): Promise<Set<string>> {
     if (writes.length === 0) return new Set();
     const planned = writes.map((write) => {
-      const values = mutableValues(write.record);
-      return { write, values, groups: changedGroups(mutableValues(write.before), values) };
+      const before = { record: write.before, values: this.heldValues(write.before) ?? mutableValues(write.before) };
+      const values = mutableValues(write.record, before);
+      return { write, values, groups: changedGroups(before.values, values) };
     });
     if (this.db.dialect === 'postgres') {
       // One statement writes the groups any of the rows changed (a row's unchanged values are its own).
       const { columns, postgres } = partialWrite(planned.reduce((groups, plan) => groups | plan.groups, 0));
+      const { shared, own } = splitShared(planned, columns);
       const rows = planned.map(({ write, values }) => {
-        // A NULL is left out: json_populate_recordset fills a missing key from its base row,
-        // NULL::wait_leases, so it arrives as NULL all the same.
-        const row: Record<string, unknown> = { id: write.record.id, updated_at: write.now, version: write.expectedVersion };
-        for (const index of columns) if (values[index] !== null) row[MUTABLE_COLUMNS[index]!] = values[index];
+        const row: Record<string, unknown> = { id: write.record.id, version: write.expectedVersion };
+        if (!('updated_at' in shared)) row.updated_at = write.now;
+        for (const index of own) if (values[index] !== null) row[MUTABLE_COLUMNS[index]!] = values[index];
         return row;
       });
-      const applied = await this.db.all<{ id: string; xmin: string }>(postgres, [JSON.stringify(rows)]);
+      const applied = await this.db.all<{ id: string; xmin: string }>(postgres, [JSON.stringify(shared), JSON.stringify(rows)]);
       const written = new Map(planned.map((plan) => [plan.write.record.id, plan]));
       for (const { id, xmin } of applied) {
         const plan = written.get(id)!;
@@ -837,7 +892,7 @@ export class WaitLeaseStore {
       // Rows written since the first read come back newer, with their own xmin; rows no longer held do not come back.
       const rows = await this.db.all<LeaseRow & { xmin: string }>(`${SELECT_LEASE_WITH_XMIN} WHERE id = ANY(?::text[]) AND ${held}`, [unseen as unknown as SqlValue, machineId]);
       for (const { xmin, ...row } of rows) {
-        this.heldRows.set(row.id, { xmin, row, stored: toStored(row) });
+        this.heldRows.set(row.id, { xmin, row, stored: toStored(row), values: undefined });
         reread.add(row.id);
       }
     }
@@ -856,7 +911,17 @@ export class WaitLeaseStore {
     if (!cached) return;
     const row: LeaseRow = { ...cached.row, version };
     for (const index of columns) (row as unknown as Record<string, SqlValue>)[MUTABLE_COLUMNS[index]!] = values[index]!;
-    this.heldRows.set(id, { xmin, row, stored: toStored(row) });
+    this.heldRows.set(id, { xmin, row, stored: storedLease(row, cached), values });
+  }
+
+  /**
+   * The mutable values a held row holds, when `record` is that row as this store last wrote it:
+   * what the write stored (the columns it wrote; the rest unchanged from the values it was
+   * decided against), so the next write compares with the row itself without serializing it again.
+   */
+  private heldValues(record: WaitLeaseRecord): readonly SqlValue[] | undefined {
+    const cached = this.heldRows.get(record.id);
+    return cached?.stored.record === record ? cached.values : undefined;
   }
 
   /** Active and degraded leases granted on `machineId` in `domain` (the ones its clock judgement can make UNKNOWN). */

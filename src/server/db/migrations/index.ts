@@ -13,6 +13,7 @@ import { claimEventKindsMigration } from './0007_claim_event_kinds.ts';
 import { paneOwnershipMigration } from './0008_pane_ownership.ts';
 import { leaseFusesMigration } from './0010_lease_fuses.ts';
 import { waitLeaseRenewalIndexesMigration } from './0011_wait_lease_renewal_indexes.ts';
+import { waitLeaseFillfactorMigration } from './0013_wait_lease_fillfactor.ts';
 
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -25,6 +26,7 @@ export const MIGRATIONS: readonly Migration[] = [
   paneOwnershipMigration,
   leaseFusesMigration,
   waitLeaseRenewalIndexesMigration,
+  waitLeaseFillfactorMigration,
 ];
 
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
