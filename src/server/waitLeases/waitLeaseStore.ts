@@ -333,16 +333,6 @@ function json<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
 }
 
-/**
- * SQLite: where the database stands for this connection. total_changes counts every row this
- * connection inserted, updated or deleted (rolled back or not), data_version moves when another
- * connection commits: while neither moves, nothing in the file changed.
- */
-async function sqliteStamp(executor: SqlExecutor): Promise<string> {
-  const row = await first<{ changes: number; version: number }>(executor, 'SELECT total_changes() AS changes, data_version AS version FROM pragma_data_version');
-  return `${row!.changes}:${row!.version}`;
-}
-
 /** Rows granted in `domain` (same boot, same clock semantics). */
 function domainClause(domain: ClockDomain): { clause: string; params: SqlValue[] } {
   const boot = domain.bootId === null ? 'clock_boot_id IS NULL' : 'clock_boot_id = ?';
@@ -491,12 +481,6 @@ export class WaitLeaseStore {
    * as written (compareAndSetMany). Holds only the current work list's rows.
    */
   private readonly heldRows = new Map<string, HeldRow>();
-  /**
-   * SQLite: the hold loop's work list as last read, with the connection's sqliteStamp then and
-   * its machine. A tick reads it again only once the stamp moved: after any write at all, by
-   * this connection (the loop's own renewals too) or another.
-   */
-  private heldRead: { machineId: string; stamp: string; leases: StoredLease[] } | undefined;
 
   constructor(db: Db, humanId?: string) {
     this.db = db;
@@ -894,20 +878,12 @@ export class WaitLeaseStore {
     return Math.max(0, Math.min(...deltas));
   }
 
-  /**
-   * Active leases with a server-side observer granted on `machineId`: that machine's hold loop's
-   * work list (its processes, nobody else's). Read again only where it may have changed (see
-   * heldRows and heldRead).
-   */
+  /** Active leases with a server-side observer granted on `machineId`: that machine's hold loop's work list (its processes, nobody else's). */
   async heldLeases(machineId: string): Promise<StoredLease[]> {
     const held = `state = 'active' AND observer_kind <> 'none' AND machine_id = ?`;
     if (this.db.dialect !== 'postgres') {
-      // The stamp first: a write between it and the read only makes the next tick read again.
-      const stamp = await sqliteStamp(this.db);
-      if (this.heldRead?.machineId === machineId && this.heldRead.stamp === stamp) return [...this.heldRead.leases];
       const rows = await this.db.all<LeaseRow>(`${SELECT_LEASE} WHERE ${held} ORDER BY id`, [machineId]);
-      this.heldRead = { machineId, stamp, leases: rows.map(toStored) };
-      return [...this.heldRead.leases];
+      return rows.map(toStored);
     }
     const versions = await this.db.all<{ id: string; xmin: string }>(`SELECT id, xmin::text AS xmin FROM wait_leases WHERE ${held} ORDER BY id`, [machineId]);
     const unseen = versions.filter(({ id, xmin }) => this.heldRows.get(id)?.xmin !== xmin).map(({ id }) => id);
