@@ -90,6 +90,18 @@ for (const target of storageTargets) {
       }
     });
 
+    it('a lease the tick released before writing its renewals leaves the work list', async () => {
+      const other = await startSleeper();
+      const ended = await t.client.holdWaitLease({ pane: 'Q', job_ref: 'gone', ttl_ms: 10 * MIN, target: { pid: other.pid! } });
+      other.kill('SIGKILL');
+      await exited(other);
+      t.leaseClock.advance(6 * MIN);
+      assert.deepEqual(await t.server.holdLoop.runOnce(), { checked: 4, renewed: 3, released: 1, degraded: 0 });
+      const held = await store().heldLeases(t.server.waitLeases.machineId);
+      assert.deepEqual(held, await freshRead());
+      assert.ok(!held.some((lease) => lease.record.id === ended.lease_id));
+    });
+
     it('a lease that ended, by its holder or by the loop, leaves the work list', async () => {
       await t.client.releaseWaitLease(grants[2]!.lease_id, grants[2]!.token);
       assert.deepEqual((await store().heldLeases(t.server.waitLeases.machineId)).map((lease) => lease.record.id).sort(), [...ids.slice(0, 2)].sort());
