@@ -152,6 +152,38 @@ const fencedParams = (claim: ClaimMutation): SqlValue[] => [claim.todoId, claim.
 const endClaimParams = (kind: 'released' | 'completed', claim: ClaimMutation): SqlValue[] => [...(kind === 'completed' ? [claim.now] : []), claim.now, ...fencedParams(claim)];
 const PG_END_CLAIM_BATCH: Record<'released' | 'completed', string> = { released: pgEndClaimBatch('released'), completed: pgEndClaimBatch('completed') };
 const CLAIMED_SET = claimedSet('?', '?', '?');
+// The one-at-a-time statements, each text built once: the per-connection statement cache is
+// keyed by the text, and a text built per call is hashed and compared in full on every lookup.
+const ENDPOINT_BY_ID = `SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE id = ?`;
+/** Every endpoint request's authentication (REST and MCP). */
+const ENDPOINT_BY_TOKEN = `SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE token_hash = ?`;
+const CLAIM_TODO = `UPDATE todos SET ${CLAIMED_SET} WHERE id = ? AND state = 'queued' RETURNING ${TODO_COLUMNS}`;
+const EXTEND_LEASE = `UPDATE todos SET lease_expires_at = ?, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`;
+const END_CLAIM: Record<'released' | 'completed', string> = {
+  released: `UPDATE todos SET ${END_CLAIM_SET.released('?')}, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`,
+  completed: `UPDATE todos SET ${END_CLAIM_SET.completed('?')}, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`,
+};
+const INSERT_EVENT = `INSERT INTO claim_events (${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+// PostgreSQL: one caller's transition as one statement (each text built once, as above).
+const PG_CLAIM_NEXT = `WITH ${PG_ENDPOINT_GUARD},
+  pick AS (SELECT id FROM todos WHERE queue = ?::text AND state = 'queued' AND EXISTS (SELECT 1 FROM unchanged)
+           ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED),
+  changed AS (UPDATE todos SET ${CLAIMED_SET} WHERE id = (SELECT id FROM pick) AND state = 'queued' RETURNING ${TODO_COLUMNS}),
+  event AS (${PG_EVENT_OF_CHANGED})
+${PG_CHECKED_RESULT}`;
+const pgEndClaim = (kind: 'released' | 'completed') => `WITH ${PG_ENDPOINT_GUARD},
+  changed AS (UPDATE todos SET ${END_CLAIM_SET[kind]('?')}, updated_at = ? WHERE ${FENCED} AND EXISTS (SELECT 1 FROM unchanged)
+              RETURNING ${TODO_COLUMNS}),
+  event AS (${PG_EVENT_OF_CHANGED})
+${PG_CHECKED_RESULT}`;
+const PG_END_CLAIM: Record<'released' | 'completed', string> = { released: pgEndClaim('released'), completed: pgEndClaim('completed') };
+/** heartbeat: also the todo's expiry just before (a bare heartbeat may shorten a longer lease). */
+const PG_HEARTBEAT = `WITH ${PG_ENDPOINT_GUARD},
+  previous AS (SELECT lease_expires_at FROM todos WHERE id = ?),
+  changed AS (UPDATE todos SET lease_expires_at = ?, updated_at = ? WHERE ${FENCED} AND EXISTS (SELECT 1 FROM unchanged)
+              RETURNING ${TODO_COLUMNS}),
+  event AS (${PG_EVENT_OF_CHANGED})
+SELECT ${PG_ENDPOINT_RESULT}, c.*, (SELECT lease_expires_at FROM previous) AS previous_lease_expires_at FROM ep e LEFT JOIN changed c ON true`;
 
 /** A checked transition from a row of endpoint columns (ep_…) beside the changed todo's; no endpoint columns: the endpoint is gone. */
 function checkedRow(row: Record<string, unknown> | undefined, expected: EndpointRecord): CheckedTransition {
@@ -361,12 +393,12 @@ export class ClaimStore {
   }
 
   async getEndpoint(endpointId: string): Promise<EndpointRecord | undefined> {
-    const row = await first<EndpointRow>(this.db, `SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE id = ?`, [endpointId]);
+    const row = await first<EndpointRow>(this.db, ENDPOINT_BY_ID, [endpointId]);
     return row && toEndpoint(row);
   }
 
   async findEndpointByTokenHash(tokenHash: string): Promise<EndpointRecord | undefined> {
-    const row = await first<EndpointRow>(this.db, `SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE token_hash = ?`, [tokenHash]);
+    const row = await first<EndpointRow>(this.db, ENDPOINT_BY_TOKEN, [tokenHash]);
     return row && toEndpoint(row);
   }
 
@@ -479,7 +511,7 @@ export class ClaimStore {
       // an UPDATE whose WHERE holds a subquery on the same table in two passes, at twice the cost.
       const next = await first<{ id: string }>(tx, `SELECT id FROM todos WHERE queue = ? AND state = 'queued' ORDER BY seq LIMIT 1`, [queue]);
       if (!next) return undefined;
-      const rows = await tx.all<TodoRow>(`UPDATE todos SET ${CLAIMED_SET} WHERE id = ? AND state = 'queued' RETURNING ${TODO_COLUMNS}`, [
+      const rows = await tx.all<TodoRow>(CLAIM_TODO, [
         expected.id,
         now + lease.leaseMs,
         now,
@@ -492,12 +524,7 @@ export class ClaimStore {
   /** PostgreSQL: one caller's claim_next as one statement. */
   private claimNextStatement({ queue, expected, lease, now }: ClaimNextRequest): Promise<CheckedTransition> {
     return this.checkedStatement(
-      `WITH ${PG_ENDPOINT_GUARD},
-        pick AS (SELECT id FROM todos WHERE queue = ?::text AND state = 'queued' AND EXISTS (SELECT 1 FROM unchanged)
-                 ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED),
-        changed AS (UPDATE todos SET ${CLAIMED_SET} WHERE id = (SELECT id FROM pick) AND state = 'queued' RETURNING ${TODO_COLUMNS}),
-        event AS (${PG_EVENT_OF_CHANGED})
-      ${PG_CHECKED_RESULT}`,
+      PG_CLAIM_NEXT,
       [expected.id, expected.state, expected.default_lease_ttl_seconds, queue, expected.id, now + lease.leaseMs, now, expected.id, 'claimed', lease.leaseSeconds, lease.source, now],
       expected,
     );
@@ -532,12 +559,7 @@ export class ClaimStore {
     if (this.db.dialect === 'postgres') {
       const row = (
         await this.db.all<Record<string, unknown>>(
-          `WITH ${PG_ENDPOINT_GUARD},
-            previous AS (SELECT lease_expires_at FROM todos WHERE id = ?),
-            changed AS (UPDATE todos SET lease_expires_at = ?, updated_at = ? WHERE ${FENCED} AND EXISTS (SELECT 1 FROM unchanged)
-                        RETURNING ${TODO_COLUMNS}),
-            event AS (${PG_EVENT_OF_CHANGED})
-          SELECT ${PG_ENDPOINT_RESULT}, c.*, (SELECT lease_expires_at FROM previous) AS previous_lease_expires_at FROM ep e LEFT JOIN changed c ON true`,
+          PG_HEARTBEAT,
           [
             expected.id,
             expected.state,
@@ -560,7 +582,7 @@ export class ClaimStore {
     let previousExpiresAt: number | null = null;
     const result = await this.checkedTransaction(expected, async (tx) => {
       previousExpiresAt = (await first<{ lease_expires_at: number | null }>(tx, 'SELECT lease_expires_at FROM todos WHERE id = ?', [claim.todoId]))?.lease_expires_at ?? null;
-      const rows = await tx.all<TodoRow>(`UPDATE todos SET lease_expires_at = ?, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`, [expiresAt, claim.now, ...fenced]);
+      const rows = await tx.all<TodoRow>(EXTEND_LEASE, [expiresAt, claim.now, ...fenced]);
       return this.recorded(tx, rows[0], 'heartbeat', claim.endpointId, lease, claim.now);
     });
     return { ...result, previousExpiresAt };
@@ -578,7 +600,7 @@ export class ClaimStore {
   private endClaim(claim: ClaimMutation, expected: EndpointRecord, kind: EndClaimKind): Promise<CheckedTransition> {
     if (this.db.dialect === 'postgres') return this.pgEndClaim[kind].submit({ claim, expected });
     return this.checkedTransaction(expected, async (tx) => {
-      const rows = await tx.all<TodoRow>(`UPDATE todos SET ${END_CLAIM_SET[kind]('?')}, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`, endClaimParams(kind, claim));
+      const rows = await tx.all<TodoRow>(END_CLAIM[kind], endClaimParams(kind, claim));
       return this.recorded(tx, rows[0], kind, claim.endpointId, null, claim.now);
     });
   }
@@ -586,11 +608,7 @@ export class ClaimStore {
   /** PostgreSQL: one caller's release or complete as one statement. */
   private endClaimStatement(kind: EndClaimKind, { claim, expected }: EndClaimRequest): Promise<CheckedTransition> {
     return this.checkedStatement(
-      `WITH ${PG_ENDPOINT_GUARD},
-        changed AS (UPDATE todos SET ${END_CLAIM_SET[kind]('?')}, updated_at = ? WHERE ${FENCED} AND EXISTS (SELECT 1 FROM unchanged)
-                    RETURNING ${TODO_COLUMNS}),
-        event AS (${PG_EVENT_OF_CHANGED})
-      ${PG_CHECKED_RESULT}`,
+      PG_END_CLAIM[kind],
       [
         expected.id,
         expected.state,
@@ -652,7 +670,7 @@ export class ClaimStore {
   /** SQLite: the endpoint read, its check and the transition in one transaction. */
   private checkedTransaction(expected: EndpointRecord, change: (tx: SqlExecutor) => Promise<TodoRecord | undefined>): Promise<CheckedTransition> {
     return this.db.transaction(async (tx) => {
-      const row = await first<EndpointRow>(tx, `SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE id = ?`, [expected.id]);
+      const row = await first<EndpointRow>(tx, ENDPOINT_BY_ID, [expected.id]);
       const endpoint = row && toEndpoint(row);
       if (!endpoint || !endpointUnchanged(endpoint, expected)) return { endpoint, applied: false, todo: undefined };
       return { endpoint, applied: true, todo: await change(tx) };
@@ -746,7 +764,7 @@ export class ClaimStore {
   ): Promise<TodoRecord | undefined> {
     if (!row) return undefined;
     await tx.run(
-      `INSERT INTO claim_events (${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      INSERT_EVENT,
       [row.id, endpointId, kind, row.claim_epoch, lease?.leaseSeconds ?? null, lease?.source ?? null, row.lease_expires_at, now],
     );
     return toTodo(row);
