@@ -159,10 +159,8 @@ const ENDPOINT_BY_ID = `SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE id = ?`;
 const ENDPOINT_BY_TOKEN = `SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE token_hash = ?`;
 const CLAIM_TODO = `UPDATE todos SET ${CLAIMED_SET} WHERE id = ? AND state = 'queued' RETURNING ${TODO_COLUMNS}`;
 const EXTEND_LEASE = `UPDATE todos SET lease_expires_at = ?, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`;
-const END_CLAIM: Record<'released' | 'completed', string> = {
-  released: `UPDATE todos SET ${END_CLAIM_SET.released('?')}, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`,
-  completed: `UPDATE todos SET ${END_CLAIM_SET.completed('?')}, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`,
-};
+const sqliteEndClaim = (kind: 'released' | 'completed') => `UPDATE todos SET ${END_CLAIM_SET[kind]('?')}, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`;
+const END_CLAIM: Record<'released' | 'completed', string> = { released: sqliteEndClaim('released'), completed: sqliteEndClaim('completed') };
 const INSERT_EVENT = `INSERT INTO claim_events (${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
 // PostgreSQL: one caller's transition as one statement (each text built once, as above).
 const PG_CLAIM_NEXT = `WITH ${PG_ENDPOINT_GUARD},
