@@ -65,7 +65,7 @@ for (const target of storageTargets) {
       try {
         const longer = await t.client.holdWaitLease({ pane: 'Q', job_ref: 'd', ttl_ms: 12 * MIN, target: { pid: other.pid! } });
         const longest = await t.client.holdWaitLease({ pane: 'Q', job_ref: 'e', ttl_ms: 14 * MIN, target: { pid: other.pid! } });
-        // Lease a is renewed once by its holder, so its count is ahead of the rest.
+        // Lease a is renewed once on its own first (its deadline moved by hand), so its count is ahead of the rest.
         await store().db.run('UPDATE wait_leases SET expires_at_boot_ms = expires_at_boot_ms - ? WHERE id = ?', [9 * MIN, ids[0]!]);
         assert.equal((await t.server.holdLoop.runOnce()).renewed, 1);
         t.leaseClock.advance(8 * MIN);

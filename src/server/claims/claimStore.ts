@@ -150,31 +150,31 @@ const pgEndClaimBatch = (kind: 'released' | 'completed') => `WITH req AS (
 const fencedParams = (claim: ClaimMutation): SqlValue[] => [claim.todoId, claim.endpointId, claim.claimEpoch, claim.now];
 /** The parameters of `SET ${END_CLAIM_SET[kind]('?')}, updated_at = ? WHERE ${FENCED}`. */
 const endClaimParams = (kind: 'released' | 'completed', claim: ClaimMutation): SqlValue[] => [...(kind === 'completed' ? [claim.now] : []), claim.now, ...fencedParams(claim)];
-const PG_END_CLAIM_BATCH: Record<'released' | 'completed', string> = { released: pgEndClaimBatch('released'), completed: pgEndClaimBatch('completed') };
+/** A statement text for each way a claim ends, each built once. */
+const perEndKind = (text: (kind: 'released' | 'completed') => string): Record<'released' | 'completed', string> => ({ released: text('released'), completed: text('completed') });
+const PG_END_CLAIM_BATCH = perEndKind(pgEndClaimBatch);
 const CLAIMED_SET = claimedSet('?', '?', '?');
-// The one-at-a-time statements, each text built once: the per-connection statement cache is
-// keyed by the text, and a text built per call is hashed and compared in full on every lookup.
+// Statement texts built once: each connection's statement cache is keyed by the text, and a
+// text built per call is hashed and compared in full at every lookup. The endpoint reads serve
+// both dialects; then SQLite's one-at-a-time transitions, then PostgreSQL's single statements.
 const ENDPOINT_BY_ID = `SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE id = ?`;
 /** Every endpoint request's authentication (REST and MCP). */
 const ENDPOINT_BY_TOKEN = `SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE token_hash = ?`;
 const CLAIM_TODO = `UPDATE todos SET ${CLAIMED_SET} WHERE id = ? AND state = 'queued' RETURNING ${TODO_COLUMNS}`;
 const EXTEND_LEASE = `UPDATE todos SET lease_expires_at = ?, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`;
-const sqliteEndClaim = (kind: 'released' | 'completed') => `UPDATE todos SET ${END_CLAIM_SET[kind]('?')}, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`;
-const END_CLAIM: Record<'released' | 'completed', string> = { released: sqliteEndClaim('released'), completed: sqliteEndClaim('completed') };
+const END_CLAIM = perEndKind((kind) => `UPDATE todos SET ${END_CLAIM_SET[kind]('?')}, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`);
 const INSERT_EVENT = `INSERT INTO claim_events (${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
-// PostgreSQL: one caller's transition as one statement (each text built once, as above).
 const PG_CLAIM_NEXT = `WITH ${PG_ENDPOINT_GUARD},
   pick AS (SELECT id FROM todos WHERE queue = ?::text AND state = 'queued' AND EXISTS (SELECT 1 FROM unchanged)
            ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED),
   changed AS (UPDATE todos SET ${CLAIMED_SET} WHERE id = (SELECT id FROM pick) AND state = 'queued' RETURNING ${TODO_COLUMNS}),
   event AS (${PG_EVENT_OF_CHANGED})
 ${PG_CHECKED_RESULT}`;
-const pgEndClaim = (kind: 'released' | 'completed') => `WITH ${PG_ENDPOINT_GUARD},
+const PG_END_CLAIM = perEndKind((kind) => `WITH ${PG_ENDPOINT_GUARD},
   changed AS (UPDATE todos SET ${END_CLAIM_SET[kind]('?')}, updated_at = ? WHERE ${FENCED} AND EXISTS (SELECT 1 FROM unchanged)
               RETURNING ${TODO_COLUMNS}),
   event AS (${PG_EVENT_OF_CHANGED})
-${PG_CHECKED_RESULT}`;
-const PG_END_CLAIM: Record<'released' | 'completed', string> = { released: pgEndClaim('released'), completed: pgEndClaim('completed') };
+${PG_CHECKED_RESULT}`);
 /** heartbeat: also the todo's expiry just before (a bare heartbeat may shorten a longer lease). */
 const PG_HEARTBEAT = `WITH ${PG_ENDPOINT_GUARD},
   previous AS (SELECT lease_expires_at FROM todos WHERE id = ?),

@@ -126,6 +126,12 @@ function changeOf(before: WaitLeaseRecord, after: WaitLeaseRecord, label: string
   return label;
 }
 
+/** Whether the renewer's evidence names the process the lease is pinned on (core decides what that proves). */
+function pinnedPidNamed(record: WaitLeaseRecord, pid: unknown): pid is number {
+  const pinned = targetOf(record).pinnedPid;
+  return pinned !== null && pinned.pid === pid;
+}
+
 export class WaitLeaseService {
   readonly store: WaitLeaseStore;
   readonly clock: LeaseClock;
@@ -504,7 +510,7 @@ export class WaitLeaseService {
           // The server reads the named pid itself; the caller's word is not evidence. Core
           // refuses any pid but the lease's pinned one before it looks at a reading, so only that
           // one is read (with the process table, for its progress marker).
-          pidReading: targetOf(record).pinnedPid?.pid === pid ? pidProgressReadingOf(pid as number, this.readProcess, this.listProcesses, now.wallMs) : null,
+          pidReading: pinnedPidNamed(record, pid) ? pidProgressReadingOf(pid, this.readProcess, this.listProcesses, now.wallMs) : null,
           authorizedUntil: body.authorized_until,
           now,
           hardMaxTtlMs: this.hardMaxTtlMs,

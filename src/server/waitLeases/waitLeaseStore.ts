@@ -293,7 +293,7 @@ function splitShared(planned: ReadonlyArray<{ write: { now: number }; values: re
   const shared: Record<string, SqlValue> = {};
   const own: number[] = [];
   for (const index of columns) {
-    const value = first!.values[index]!;
+    const value = first!.values[index] as SqlValue;
     if (!planned.every((plan) => plan.values[index] === value)) own.push(index);
     else if (value !== null) shared[MUTABLE_COLUMNS[index]!] = value;
   }
