@@ -160,9 +160,11 @@ const CLAIMED_SET = claimedSet('?', '?', '?');
 const ENDPOINT_BY_ID = `SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE id = ?`;
 /** Every endpoint request's authentication (REST and MCP). */
 const ENDPOINT_BY_TOKEN = `SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHERE token_hash = ?`;
-const CLAIM_TODO = `UPDATE todos SET ${CLAIMED_SET} WHERE id = ? AND state = 'queued' RETURNING ${TODO_COLUMNS}`;
-const EXTEND_LEASE = `UPDATE todos SET lease_expires_at = ?, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`;
-const END_CLAIM = perEndKind((kind) => `UPDATE todos SET ${END_CLAIM_SET[kind]('?')}, updated_at = ? WHERE ${FENCED} RETURNING ${TODO_COLUMNS}`);
+const TODO_BY_ID = `SELECT ${TODO_COLUMNS} FROM todos WHERE id = ?`;
+// SQLite's one-row transitions read their row back with TODO_BY_ID (changedTodo), not RETURNING.
+const CLAIM_TODO = `UPDATE todos SET ${CLAIMED_SET} WHERE id = ? AND state = 'queued'`;
+const EXTEND_LEASE = `UPDATE todos SET lease_expires_at = ?, updated_at = ? WHERE ${FENCED}`;
+const END_CLAIM = perEndKind((kind) => `UPDATE todos SET ${END_CLAIM_SET[kind]('?')}, updated_at = ? WHERE ${FENCED}`);
 const INSERT_EVENT = `INSERT INTO claim_events (${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
 const PG_CLAIM_NEXT = `WITH ${PG_ENDPOINT_GUARD},
   pick AS (SELECT id FROM todos WHERE queue = ?::text AND state = 'queued' AND EXISTS (SELECT 1 FROM unchanged)
@@ -204,6 +206,17 @@ interface EndClaimRequest {
   expected: EndpointRecord;
 }
 type EndClaimKind = 'released' | 'completed';
+
+/**
+ * SQLite: a one-row UPDATE of todo `todoId`, then that row as it now is; undefined when the
+ * UPDATE matched nothing. RETURNING would say the same, but SQLite buffers its rows in a
+ * temporary b-tree opened and freed on every call; the read-back, in the same write-locked
+ * transaction, is cheaper.
+ */
+async function changedTodo(tx: SqlExecutor, update: string, params: readonly SqlValue[], todoId: string): Promise<TodoRow | undefined> {
+  const { changes } = await tx.run(update, params);
+  return changes > 0 ? first<TodoRow>(tx, TODO_BY_ID, [todoId]) : undefined;
+}
 
 /** Runs each request on its own: a batch of one, or the requests of a batch statement that failed (so one bad request fails alone). */
 async function oneByOne<Req, Res>(requests: readonly Req[], single: (request: Req) => Promise<Res>): Promise<BatchOutcome<Res>[]> {
@@ -455,7 +468,7 @@ export class ClaimStore {
   }
 
   async getTodo(todoId: string): Promise<TodoRecord | undefined> {
-    const row = await first<TodoRow>(this.db, `SELECT ${TODO_COLUMNS} FROM todos WHERE id = ?`, [todoId]);
+    const row = await first<TodoRow>(this.db, TODO_BY_ID, [todoId]);
     return row && toTodo(row);
   }
 
@@ -509,13 +522,8 @@ export class ClaimStore {
       // an UPDATE whose WHERE holds a subquery on the same table in two passes, at twice the cost.
       const next = await first<{ id: string }>(tx, `SELECT id FROM todos WHERE queue = ? AND state = 'queued' ORDER BY seq LIMIT 1`, [queue]);
       if (!next) return undefined;
-      const rows = await tx.all<TodoRow>(CLAIM_TODO, [
-        expected.id,
-        now + lease.leaseMs,
-        now,
-        next.id,
-      ]);
-      return this.recorded(tx, rows[0], 'claimed', expected.id, lease, now);
+      const row = await changedTodo(tx, CLAIM_TODO, [expected.id, now + lease.leaseMs, now, next.id], next.id);
+      return this.recorded(tx, row, 'claimed', expected.id, lease, now);
     });
   }
 
@@ -580,8 +588,8 @@ export class ClaimStore {
     let previousExpiresAt: number | null = null;
     const result = await this.checkedTransaction(expected, async (tx) => {
       previousExpiresAt = (await first<{ lease_expires_at: number | null }>(tx, 'SELECT lease_expires_at FROM todos WHERE id = ?', [claim.todoId]))?.lease_expires_at ?? null;
-      const rows = await tx.all<TodoRow>(EXTEND_LEASE, [expiresAt, claim.now, ...fenced]);
-      return this.recorded(tx, rows[0], 'heartbeat', claim.endpointId, lease, claim.now);
+      const row = await changedTodo(tx, EXTEND_LEASE, [expiresAt, claim.now, ...fenced], claim.todoId);
+      return this.recorded(tx, row, 'heartbeat', claim.endpointId, lease, claim.now);
     });
     return { ...result, previousExpiresAt };
   }
@@ -598,8 +606,8 @@ export class ClaimStore {
   private endClaim(claim: ClaimMutation, expected: EndpointRecord, kind: EndClaimKind): Promise<CheckedTransition> {
     if (this.db.dialect === 'postgres') return this.pgEndClaim[kind].submit({ claim, expected });
     return this.checkedTransaction(expected, async (tx) => {
-      const rows = await tx.all<TodoRow>(END_CLAIM[kind], endClaimParams(kind, claim));
-      return this.recorded(tx, rows[0], kind, claim.endpointId, null, claim.now);
+      const row = await changedTodo(tx, END_CLAIM[kind], endClaimParams(kind, claim), claim.todoId);
+      return this.recorded(tx, row, kind, claim.endpointId, null, claim.now);
     });
   }
 

@@ -14,6 +14,7 @@ import { paneOwnershipMigration } from './0008_pane_ownership.ts';
 import { leaseFusesMigration } from './0010_lease_fuses.ts';
 import { waitLeaseRenewalIndexesMigration } from './0011_wait_lease_renewal_indexes.ts';
 import { waitLeaseFillfactorMigration } from './0013_wait_lease_fillfactor.ts';
+import { claimWritePathMigration } from './0014_claim_write_path.ts';
 
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -27,6 +28,7 @@ export const MIGRATIONS: readonly Migration[] = [
   leaseFusesMigration,
   waitLeaseRenewalIndexesMigration,
   waitLeaseFillfactorMigration,
+  claimWritePathMigration,
 ];
 
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
