@@ -1,0 +1,42 @@
+// SqliteDb builds row objects from node:sqlite's arrays (src/server/db/sqliteDb.ts): each row
+// must read exactly as node:sqlite's own object would, whatever the statement.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { SqliteDb } from '../../src/server/db/sqliteDb.ts';
+import { tempDir } from '../support/storage.ts';
+
+describe('SQLite rows', () => {
+  it('reads every statement as node:sqlite objects would: names, values, NULLs, repeated names, RETURNING', async () => {
+    const dir = tempDir('sqlite-rows');
+    const file = join(dir, 'rows.db');
+    const db = new SqliteDb(file);
+    try {
+      await db.execScript(`CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score REAL, note TEXT);
+        INSERT INTO t (name, score, note) VALUES ('a', 1.5, NULL), ('b', 2, 'x')`);
+      const statements: Array<[string, (string | number)[]]> = [
+        ['SELECT * FROM t ORDER BY id', []],
+        ['SELECT id, name AS label, note FROM t WHERE id = ?', [2]],
+        ['SELECT name, score AS name FROM t ORDER BY id', []],
+        ['SELECT COUNT(*) AS n, MAX(score) FROM t', []],
+        ['SELECT * FROM t WHERE id = ?', [99]],
+        [`UPDATE t SET note = 'y' WHERE id = ? RETURNING id, note`, [1]],
+      ];
+      const own = new DatabaseSync(':memory:');
+      own.exec(`CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score REAL, note TEXT);
+        INSERT INTO t (name, score, note) VALUES ('a', 1.5, NULL), ('b', 2, 'x')`);
+      for (const [sql, params] of statements) {
+        const rows = await db.all<Record<string, unknown>>(sql, params);
+        const expected = own.prepare(sql).all(...params).map((row) => ({ ...row }));
+        assert.deepEqual(rows.map((row) => ({ ...row })), expected, sql);
+        for (const row of rows) assert.deepEqual(Object.keys(row), Object.keys(expected[0]!), `${sql}: keys in column order`);
+      }
+      own.close();
+      assert.equal((await db.run('DELETE FROM t WHERE id = ?', [2])).changes, 1);
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
