@@ -1,5 +1,5 @@
 // `npm pack` gives a tarball that `npm install -g` turns into a working `leasehold` on Node
-// 22.13+: installed into a temp prefix (offline: the CLI, server and hook are bundles and need no
+// 22.19+: installed into a temp prefix (offline: the CLI, server and hook are bundles and need no
 // dependency), its `leasehold serve` starts and answers the CLI, and the hook command that
 // `hooks install` would write runs from the install and reaches that server.
 import assert from 'node:assert/strict';

@@ -1,12 +1,13 @@
-// Which JavaScript runtime runs the lease server. The server needs node:sqlite, i.e. Node 22.13
-// or later. Preferred: the runtime VS Code itself runs on (process.execPath with
+// Which JavaScript runtime runs the lease server. The server needs node:sqlite (Node 22.13) and
+// its bundled HTTP client undici 8, which declares Node 22.19 (on 22.13 it fails as it loads):
+// Node 22.19 or later. Preferred: the runtime VS Code itself runs on (process.execPath with
 // ELECTRON_RUN_AS_NODE=1), so nothing needs installing; else the `leasehold.serverRuntime`
 // setting; else a `node` on PATH. No vscode import: the probes are injected.
 
-export const MIN_NODE = { major: 22, minor: 13 } as const;
+export const MIN_NODE = { major: 22, minor: 19 } as const;
 export const MIN_NODE_TEXT = `${MIN_NODE.major}.${MIN_NODE.minor}`;
 
-export function nodeVersionSupportsSqlite(version: string | undefined): boolean {
+export function nodeVersionRunsServer(version: string | undefined): boolean {
   if (!version) return false;
   const [major, minor] = version.replace(/^v/, '').split('.').map(Number);
   if (!Number.isFinite(major) || !Number.isFinite(minor)) return false;
@@ -48,7 +49,7 @@ export async function chooseServerRuntime(probe: RuntimeProbe): Promise<RuntimeC
   if (probe.setting.trim() !== '') {
     const command = probe.setting.trim();
     const version = await probe.versionOf(command);
-    if (nodeVersionSupportsSqlite(version)) return { ok: true, runtime: { command, env: {}, nodeVersion: version as string, source: 'setting' } };
+    if (nodeVersionRunsServer(version)) return { ok: true, runtime: { command, env: {}, nodeVersion: version as string, source: 'setting' } };
     return {
       ok: false,
       action: 'configureRuntime',
@@ -58,12 +59,12 @@ export async function chooseServerRuntime(probe: RuntimeProbe): Promise<RuntimeC
     };
   }
   const hostHasSqlite = probe.hostHasSqlite ?? true;
-  if (nodeVersionSupportsSqlite(probe.nodeVersion) && hostHasSqlite) {
+  if (nodeVersionRunsServer(probe.nodeVersion) && hostHasSqlite) {
     return { ok: true, runtime: { command: probe.execPath, env: hostEnv, nodeVersion: probe.nodeVersion, source: 'vscode' } };
   }
   const onPath = await probe.findNodeOnPath();
   const pathVersion = onPath ? await probe.versionOf(onPath) : undefined;
-  if (onPath && nodeVersionSupportsSqlite(pathVersion)) {
+  if (onPath && nodeVersionRunsServer(pathVersion)) {
     return { ok: true, runtime: { command: onPath, env: {}, nodeVersion: pathVersion as string, source: 'path' } };
   }
   const found = onPath ? ` The node on PATH (${onPath}) is ${pathVersion ? `Node ${pathVersion}` : 'not runnable or lacks node:sqlite'}.` : ' There is no node on PATH.';

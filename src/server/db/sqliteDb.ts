@@ -91,8 +91,7 @@ export class SqliteDb implements Db {
     let prepared = this.statements.get(sql);
     if (!prepared) {
       const statement = this.database.prepare(sql);
-      // Rows as arrays where this Node has them (22.16 and later); objects from node:sqlite otherwise.
-      const columns = typeof statement.setReturnArrays === 'function' ? statement.columns().map((column) => column.name) : [];
+      const columns = statement.columns().map((column) => column.name);
       if (columns.length > 0) statement.setReturnArrays(true);
       prepared = { statement, columns: columns.length > 0 ? columns : undefined };
       this.statements.set(sql, prepared);

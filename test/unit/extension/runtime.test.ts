@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chooseServerRuntime, cliInvocation, nodeVersionSupportsSqlite, type RuntimeProbe } from '../../../src/extension/server/runtime.ts';
+import { chooseServerRuntime, cliInvocation, nodeVersionRunsServer, type RuntimeProbe } from '../../../src/extension/server/runtime.ts';
 
 /** The bundled CLI the extension runs (Ctx.cliScript), next to the hook bundle it installs. */
 const CLI_BUNDLE = fileURLToPath(new URL('../../../dist/cli/leasehold.js', import.meta.url));
@@ -15,7 +15,7 @@ const AS_ELECTRON = ['--import', 'data:text/javascript,Object.defineProperty(pro
 function probe(overrides: Partial<RuntimeProbe> = {}): RuntimeProbe {
   return {
     execPath: '/opt/vscode/code',
-    nodeVersion: '22.15.1',
+    nodeVersion: '22.20.0',
     isElectron: true,
     setting: '',
     versionOf: async () => undefined,
@@ -26,23 +26,25 @@ function probe(overrides: Partial<RuntimeProbe> = {}): RuntimeProbe {
 
 describe('extension: server runtime choice', () => {
   it('knows which Node has node:sqlite', () => {
-    assert.equal(nodeVersionSupportsSqlite('22.12.0'), false);
-    assert.equal(nodeVersionSupportsSqlite('22.13.0'), true);
-    assert.equal(nodeVersionSupportsSqlite('v24.1.0'), true);
-    assert.equal(nodeVersionSupportsSqlite('20.18.0'), false);
+    assert.equal(nodeVersionRunsServer('22.12.0'), false);
+    // node:sqlite came in 22.13, but the bundled undici 8 fails to load before 22.19.
+    assert.equal(nodeVersionRunsServer('22.18.0'), false);
+    assert.equal(nodeVersionRunsServer('22.19.0'), true);
+    assert.equal(nodeVersionRunsServer('v24.1.0'), true);
+    assert.equal(nodeVersionRunsServer('20.18.0'), false);
   });
 
   it('a host whose Node version is new enough but lacks node:sqlite falls back, and the message says so', async () => {
-    const choice = await chooseServerRuntime(probe({ nodeVersion: '22.15.1', hostHasSqlite: false, findNodeOnPath: async () => undefined }));
+    const choice = await chooseServerRuntime(probe({ nodeVersion: '22.20.0', hostHasSqlite: false, findNodeOnPath: async () => undefined }));
     assert.equal(choice.ok, false);
-    assert.match((choice as { message: string }).message, /Node 22\.15\.1 built without node:sqlite\. There is no node on PATH\. Install Node\.js 22\.13\+/);
-    const fallback = await chooseServerRuntime(probe({ nodeVersion: '22.15.1', hostHasSqlite: false, findNodeOnPath: async () => '/usr/bin/node', versionOf: async () => '24.2.0' }));
+    assert.match((choice as { message: string }).message, /Node 22\.20\.0 built without node:sqlite\. There is no node on PATH\. Install Node\.js 22\.19\+/);
+    const fallback = await chooseServerRuntime(probe({ nodeVersion: '22.20.0', hostHasSqlite: false, findNodeOnPath: async () => '/usr/bin/node', versionOf: async () => '24.2.0' }));
     assert.equal(fallback.ok && fallback.runtime.source, 'path');
   });
   it("prefers VS Code's own runtime with ELECTRON_RUN_AS_NODE", async () => {
     const choice = await chooseServerRuntime(probe());
     assert.ok(choice.ok);
-    assert.deepEqual(choice.runtime, { command: '/opt/vscode/code', env: { ELECTRON_RUN_AS_NODE: '1' }, nodeVersion: '22.15.1', source: 'vscode' });
+    assert.deepEqual(choice.runtime, { command: '/opt/vscode/code', env: { ELECTRON_RUN_AS_NODE: '1' }, nodeVersion: '22.20.0', source: 'vscode' });
   });
   it('falls back to node on PATH when the host is too old', async () => {
     const choice = await chooseServerRuntime(probe({ nodeVersion: '20.18.1', findNodeOnPath: async () => '/usr/bin/node', versionOf: async () => '24.2.0' }));
@@ -54,7 +56,7 @@ describe('extension: server runtime choice', () => {
     const choice = await chooseServerRuntime(probe({ nodeVersion: '20.18.1', findNodeOnPath: async () => '/usr/bin/node', versionOf: async () => '20.1.0' }));
     assert.equal(choice.ok, false);
     if (choice.ok) return;
-    assert.match(choice.message, /Node\.js 22\.13 or later.*VS Code runs Node 20\.18\.1.*\/usr\/bin\/node\) is Node 20\.1\.0.*leasehold\.serverRuntime/);
+    assert.match(choice.message, /Node\.js 22\.19 or later.*VS Code runs Node 20\.18\.1.*\/usr\/bin\/node\) is Node 20\.1\.0.*leasehold\.serverRuntime/);
   });
   it('the setting wins, and a bad one is named', async () => {
     const good = await chooseServerRuntime(probe({ setting: '/opt/node24/bin/node', versionOf: async () => '24.0.0' }));
