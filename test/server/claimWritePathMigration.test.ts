@@ -36,11 +36,16 @@ describe('migration 0014 (claim write path) on sqlite', () => {
       await db.run(EVENT, ['td_1', 'claimed', 'per_call']);
       assert.equal((await db.all<{ id: number }>('SELECT MAX(id) AS id FROM claim_events'))[0]!.id, 3, 'the next event id follows the largest');
 
-      // Each CHECK refuses what its IN list refused, and admits NULL where the column allows it.
-      await assert.rejects(db.run(TODO, ['td_3', 3, 'bad', 'lost', 0]), /CHECK/i);
-      await assert.rejects(db.run(EVENT, ['td_1', 'stolen', null]), /CHECK/i);
-      await assert.rejects(db.run(EVENT, ['td_1', 'claimed', 'guessed']), /CHECK/i);
-      await db.run(EVENT, ['td_1', 'heartbeat', null]);
+      // Each CHECK admits every value its IN list admitted (and NULL where the column allows it),
+      // and refuses what it refused: another word, or the same word in another case.
+      let seq = 10;
+      for (const state of ['queued', 'claimed', 'done']) await db.run(TODO, [`td_${state}`, ++seq, state, state, 0]);
+      for (const kind of ['claimed', 'heartbeat', 'released', 'completed', 'reaped', 'revoked', 'requeued']) await db.run(EVENT, ['td_1', kind, null]);
+      for (const source of ['per_call', 'endpoint', 'server', null]) await db.run(EVENT, ['td_1', 'claimed', source]);
+      for (const state of ['lost', 'Queued', '']) await assert.rejects(db.run(TODO, [`td_bad_${state}`, ++seq, 'bad', state, 0]), /CHECK/i, state);
+      for (const kind of ['stolen', 'Claimed', '']) await assert.rejects(db.run(EVENT, ['td_1', kind, null]), /CHECK/i, kind);
+      for (const source of ['guessed', 'Server', '']) await assert.rejects(db.run(EVENT, ['td_1', 'claimed', source]), /CHECK/i, source);
+      await db.run(`DELETE FROM todos WHERE id IN ('td_queued', 'td_claimed', 'td_done')`);
       await assert.rejects(db.run(EVENT, ['td_missing', 'claimed', null]), /FOREIGN KEY/i, 'events still reference todos');
 
       const ddl = await db.all<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name IN ('todos', 'claim_events')`);

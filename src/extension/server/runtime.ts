@@ -54,7 +54,7 @@ export async function chooseServerRuntime(probe: RuntimeProbe): Promise<RuntimeC
       ok: false,
       action: 'configureRuntime',
       message: version
-        ? `leasehold.serverRuntime names ${command}, which is Node ${version}; the lease server needs Node ${MIN_NODE_TEXT} or later (node:sqlite). Point the setting at a newer node, or clear it.`
+        ? `leasehold.serverRuntime names ${command}, which is Node ${version}; the lease server needs Node ${MIN_NODE_TEXT} or later. Point the setting at a newer node, or clear it.`
         : `leasehold.serverRuntime names ${command}, which could not be run. Point it at a Node ${MIN_NODE_TEXT}+ executable, or clear it.`,
     };
   }
@@ -72,7 +72,7 @@ export async function chooseServerRuntime(probe: RuntimeProbe): Promise<RuntimeC
   return {
     ok: false,
     action: 'configureRuntime',
-    message: `The lease server needs Node.js ${MIN_NODE_TEXT} or later (for node:sqlite). This VS Code runs ${host}.${found} Install Node.js ${MIN_NODE_TEXT}+ from https://nodejs.org (or update VS Code), then set leasehold.serverRuntime to its path or put it on PATH, and run "Leasehold: Restart Server".`,
+    message: `The lease server needs Node.js ${MIN_NODE_TEXT} or later. This VS Code runs ${host}.${found} Install Node.js ${MIN_NODE_TEXT}+ from https://nodejs.org (or update VS Code), then set leasehold.serverRuntime to its path or put it on PATH, and run "Leasehold: Restart Server".`,
   };
 }
 

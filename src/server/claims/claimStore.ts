@@ -165,6 +165,8 @@ const TODO_BY_ID = `SELECT ${TODO_COLUMNS} FROM todos WHERE id = ?`;
 const CLAIM_TODO = `UPDATE todos SET ${CLAIMED_SET} WHERE id = ? AND state = 'queued'`;
 const EXTEND_LEASE = `UPDATE todos SET lease_expires_at = ?, updated_at = ? WHERE ${FENCED}`;
 const END_CLAIM = perEndKind((kind) => `UPDATE todos SET ${END_CLAIM_SET[kind]('?')}, updated_at = ? WHERE ${FENCED}`);
+/** The SQLite reaper's requeue of one lapsed claim (a burst may hold thousands). */
+const REAP_ONE = `UPDATE todos SET ${REQUEUED_SET}, updated_at = ? WHERE id = ? AND state = 'claimed' AND claim_epoch = ?`;
 const INSERT_EVENT = `INSERT INTO claim_events (${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
 const PG_CLAIM_NEXT = `WITH ${PG_ENDPOINT_GUARD},
   pick AS (SELECT id FROM todos WHERE queue = ?::text AND state = 'queued' AND EXISTS (SELECT 1 FROM unchanged)
@@ -733,12 +735,8 @@ export class ClaimStore {
       );
       const reaped: Array<TodoRecord & { reaped_from: string | null }> = [];
       for (const claim of lapsed) {
-        const rows = await tx.all<TodoRow>(
-          `UPDATE todos SET ${REQUEUED_SET}, updated_at = ?
-           WHERE id = ? AND state = 'claimed' AND claim_epoch = ? RETURNING ${TODO_COLUMNS}`,
-          [now, claim.id, claim.claim_epoch],
-        );
-        const todo = await this.recorded(tx, rows[0], 'reaped', claim.holder_endpoint_id, null, now);
+        const row = await changedTodo(tx, REAP_ONE, [now, claim.id, claim.claim_epoch], claim.id);
+        const todo = await this.recorded(tx, row, 'reaped', claim.holder_endpoint_id, null, now);
         if (todo) reaped.push({ ...todo, reaped_from: claim.holder_endpoint_id });
       }
       return reaped;
