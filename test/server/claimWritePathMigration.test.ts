@@ -3,7 +3,7 @@
 // and admit exactly what the IN lists did, and a claim's pick reads the queued-only index.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { MIGRATIONS, migrate } from '../../src/server/db/migrations/index.ts';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS, migrate } from '../../src/server/db/migrations/index.ts';
 import { checksAsComparisons } from '../../src/server/db/migrations/0014_claim_write_path.ts';
 import { SqliteDb } from '../../src/server/db/sqliteDb.ts';
 import { SQLITE_FILENAME } from '../../src/server/db/open.ts';
@@ -28,7 +28,7 @@ describe('migration 0014 (claim write path) on sqlite', () => {
       await db.run(EVENT, ['td_2', 'claimed', 'server']);
       await db.run(EVENT, ['td_2', 'completed', null]);
 
-      assert.equal(await migrate(db), 14);
+      assert.equal(await migrate(db), LATEST_SCHEMA_VERSION);
       const todos = await db.all<{ id: string; state: string; title: string }>('SELECT id, state, title FROM todos ORDER BY seq');
       assert.deepEqual(todos, [{ id: 'td_1', state: 'queued', title: 'first' }, { id: 'td_2', state: 'done', title: 'second' }]);
       const events = await db.all<{ id: number; kind: string }>('SELECT id, kind FROM claim_events ORDER BY id');
@@ -70,7 +70,7 @@ describe('migration 0014 (claim write path) on sqlite', () => {
       assert.equal(claimed?.todo_id, 'td_1');
       await server.claims.complete(worker, claimed!.todo_id, claimed!.claim_epoch);
       const client = new LeaseholdClient({ baseUrl: server.url, token: server.token });
-      assert.deepEqual((await client.listTodos({ queue: 'build' })).map((todo) => [todo.id, todo.state]), [['td_1', 'done'], ['td_2', 'done']]);
+      assert.deepEqual((await client.listTodos({ queue: 'build' })).map((todo) => [todo.id, todo.state]), [['td_2', 'done'], ['td_1', 'done']]);
     } finally {
       await server.close();
       await cleanup();

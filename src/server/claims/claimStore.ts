@@ -187,6 +187,17 @@ const PG_HEARTBEAT = `WITH ${PG_ENDPOINT_GUARD},
   event AS (${PG_EVENT_OF_CHANGED})
 SELECT ${PG_ENDPOINT_RESULT}, c.*, (SELECT lease_expires_at FROM previous) AS previous_lease_expires_at FROM ep e LEFT JOIN changed c ON true`;
 
+/**
+ * The order of a todo list, part by part: what is held and what waits (each oldest first) before
+ * what is done (newest first), so a list cut at its limit never hides live work behind older
+ * finished todos. A list that read todos oldest first showed, past 500 todos, none added since.
+ */
+const LISTED_STATES: ReadonlyArray<{ state: TodoRecord['state']; newestFirst: boolean }> = [
+  { state: 'claimed', newestFirst: false },
+  { state: 'queued', newestFirst: false },
+  { state: 'done', newestFirst: true },
+];
+
 /** A checked transition from a row of endpoint columns (ep_…) beside the changed todo's; no endpoint columns: the endpoint is gone. */
 function checkedRow(row: Record<string, unknown> | undefined, expected: EndpointRecord): CheckedTransition {
   if (!row || row.ep_id === null || row.ep_id === undefined) return { endpoint: undefined, applied: false, todo: undefined };
@@ -474,26 +485,39 @@ export class ClaimStore {
     return row && toTodo(row);
   }
 
+  /**
+   * Todos as a list shows them (LISTED_STATES): held first, then queued, each oldest first, then
+   * the most recently added done ones, at most `limit` in all. One statement, so one snapshot:
+   * a todo that changes state meanwhile is listed once.
+   */
   async listTodos(filter: { queue?: string; state?: TodoRecord['state']; holderIds?: string[]; limit?: number }): Promise<TodoRecord[]> {
+    if (filter.holderIds?.length === 0) return [];
+    const limit = filter.limit ?? 500;
     const where: string[] = [];
-    const params: (string | number)[] = [];
+    const filterParams: (string | number)[] = [];
     if (filter.queue) {
       where.push('queue = ?');
-      params.push(filter.queue);
-    }
-    if (filter.state) {
-      where.push('state = ?');
-      params.push(filter.state);
+      filterParams.push(filter.queue);
     }
     if (filter.holderIds) {
-      if (filter.holderIds.length === 0) return [];
       where.push(`holder_endpoint_id IN (${filter.holderIds.map(() => '?').join(', ')})`);
-      params.push(...filter.holderIds);
+      filterParams.push(...filter.holderIds);
     }
-    params.push(filter.limit ?? 500);
+    const parts: string[] = [];
+    const params: (string | number)[] = [];
+    LISTED_STATES.forEach(({ state, newestFirst }, part) => {
+      if (filter.state && filter.state !== state) return;
+      parts.push(
+        `SELECT ${part} AS list_part, seq, ${TODO_COLUMNS} FROM (SELECT seq, ${TODO_COLUMNS} FROM todos
+           WHERE ${['state = ?', ...where].join(' AND ')} ORDER BY seq${newestFirst ? ' DESC' : ''} LIMIT ?) AS part_${part}`,
+      );
+      params.push(state, ...filterParams, limit);
+    });
+    const newestFirstParts = LISTED_STATES.flatMap(({ newestFirst }, part) => (newestFirst ? [part] : []));
     const rows = await this.db.all<TodoRow>(
-      `SELECT ${TODO_COLUMNS} FROM todos ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq LIMIT ?`,
-      params,
+      `SELECT ${TODO_COLUMNS} FROM (${parts.join(' UNION ALL ')}) AS listed
+       ORDER BY list_part, CASE WHEN list_part IN (${newestFirstParts.join(', ')}) THEN -seq ELSE seq END LIMIT ?`,
+      [...params, limit],
     );
     return rows.map(toTodo);
   }
