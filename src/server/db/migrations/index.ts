@@ -15,6 +15,7 @@ import { leaseFusesMigration } from './0010_lease_fuses.ts';
 import { waitLeaseRenewalIndexesMigration } from './0011_wait_lease_renewal_indexes.ts';
 import { waitLeaseFillfactorMigration } from './0013_wait_lease_fillfactor.ts';
 import { claimWritePathMigration } from './0014_claim_write_path.ts';
+import { postgresQueuedIndexMigration } from './0015_postgres_queued_index.ts';
 
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -29,6 +30,7 @@ export const MIGRATIONS: readonly Migration[] = [
   waitLeaseRenewalIndexesMigration,
   waitLeaseFillfactorMigration,
   claimWritePathMigration,
+  postgresQueuedIndexMigration,
 ];
 
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
