@@ -14,7 +14,7 @@ import { postgresTarget } from '../support/storage.ts';
 const url = process.env.LEASEHOLD_TEST_DATABASE_URL;
 
 (url ? describe : describe.skip)('migration 0015 (queued-todos index) on postgres', () => {
-  it('moves the pick to todos_queued and keeps every todo, in order', async () => {
+  it('moves the pick to todos_queued, keeps every todo, and claims each queue oldest first', async () => {
     const { config, cleanup } = await postgresTarget(url!).create();
     if (config.kind !== 'postgres') throw new Error('postgres target');
     const db = new PostgresDb(config.url, { schema: config.schema });
@@ -29,6 +29,11 @@ const url = process.env.LEASEHOLD_TEST_DATABASE_URL;
       await db.run(todo, ['td_4', 'q', 'fourth, queued', 'queued']);
 
       assert.equal(await migrate(db), LATEST_SCHEMA_VERSION);
+      const kept = await db.all<{ id: string; queue: string; state: string }>('SELECT id, queue, state FROM todos ORDER BY seq');
+      assert.deepEqual(
+        kept.map((row) => [row.id, row.queue, row.state]),
+        [['td_1', 'q', 'done'], ['td_2', 'q', 'queued'], ['td_3', 'other', 'queued'], ['td_4', 'q', 'queued']],
+      );
       const indexes = await db.all<{ indexname: string; indexdef: string }>(
         `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'todos' ORDER BY indexname`,
       );

@@ -9,6 +9,7 @@
 // batch, each checked against its own endpoint row, its own lease and its own fencing epoch.
 import type { LeaseSource } from '../../core/claimLease.ts';
 import { LeaseholdError } from '../../core/errors.ts';
+import { TODO_LIST_ORDER } from '../../core/todoList.ts';
 import type { Verb } from '../../core/verbs.ts';
 import { Batcher, type BatchOutcome } from '../db/batcher.ts';
 import { first, type Db, type SqlExecutor, type SqlValue } from '../db/sql.ts';
@@ -186,17 +187,6 @@ const PG_HEARTBEAT = `WITH ${PG_ENDPOINT_GUARD},
               RETURNING ${TODO_COLUMNS}),
   event AS (${PG_EVENT_OF_CHANGED})
 SELECT ${PG_ENDPOINT_RESULT}, c.*, (SELECT lease_expires_at FROM previous) AS previous_lease_expires_at FROM ep e LEFT JOIN changed c ON true`;
-
-/**
- * The order of a todo list, part by part: what is held and what waits (each oldest first) before
- * what is done (newest first), so a list cut at its limit never hides live work behind older
- * finished todos. A list that read todos oldest first showed, past 500 todos, none added since.
- */
-const LISTED_STATES: ReadonlyArray<{ state: TodoRecord['state']; newestFirst: boolean }> = [
-  { state: 'claimed', newestFirst: false },
-  { state: 'queued', newestFirst: false },
-  { state: 'done', newestFirst: true },
-];
 
 /** A checked transition from a row of endpoint columns (ep_…) beside the changed todo's; no endpoint columns: the endpoint is gone. */
 function checkedRow(row: Record<string, unknown> | undefined, expected: EndpointRecord): CheckedTransition {
@@ -486,15 +476,14 @@ export class ClaimStore {
   }
 
   /**
-   * Todos as a list shows them (LISTED_STATES): held first, then queued, each oldest first, then
-   * the most recently added done ones, at most `limit` in all. One statement, so one snapshot:
-   * a todo that changes state meanwhile is listed once.
+   * Todos in core's TODO_LIST_ORDER, at most `limit` in all: one part per state, each cut at the
+   * limit, in one statement (one snapshot: a todo that changes state meanwhile is listed once).
    */
   async listTodos(filter: { queue?: string; state?: TodoRecord['state']; holderIds?: string[]; limit?: number }): Promise<TodoRecord[]> {
     if (filter.holderIds?.length === 0) return [];
     const limit = filter.limit ?? 500;
-    const where: string[] = [];
-    const filterParams: (string | number)[] = [];
+    const where = ['state = ?'];
+    const filterParams: string[] = [];
     if (filter.queue) {
       where.push('queue = ?');
       filterParams.push(filter.queue);
@@ -505,18 +494,16 @@ export class ClaimStore {
     }
     const parts: string[] = [];
     const params: (string | number)[] = [];
-    LISTED_STATES.forEach(({ state, newestFirst }, part) => {
+    TODO_LIST_ORDER.forEach(({ state, newestFirst }, part) => {
       if (filter.state && filter.state !== state) return;
-      parts.push(
-        `SELECT ${part} AS list_part, seq, ${TODO_COLUMNS} FROM (SELECT seq, ${TODO_COLUMNS} FROM todos
-           WHERE ${['state = ?', ...where].join(' AND ')} ORDER BY seq${newestFirst ? ' DESC' : ''} LIMIT ?) AS part_${part}`,
-      );
+      // A part of a compound SELECT takes ORDER BY and LIMIT only as a subquery (SQLite); each
+      // part is read in seq's index order, either way, and list_order carries that order out.
+      parts.push(`SELECT * FROM (SELECT ${part} AS list_part, ${newestFirst ? '-seq' : 'seq'} AS list_order, ${TODO_COLUMNS} FROM todos
+        WHERE ${where.join(' AND ')} ORDER BY seq${newestFirst ? ' DESC' : ''} LIMIT ?) AS part_${part}`);
       params.push(state, ...filterParams, limit);
     });
-    const newestFirstParts = LISTED_STATES.flatMap(({ newestFirst }, part) => (newestFirst ? [part] : []));
     const rows = await this.db.all<TodoRow>(
-      `SELECT ${TODO_COLUMNS} FROM (${parts.join(' UNION ALL ')}) AS listed
-       ORDER BY list_part, CASE WHEN list_part IN (${newestFirstParts.join(', ')}) THEN -seq ELSE seq END LIMIT ?`,
+      `SELECT ${TODO_COLUMNS} FROM (${parts.join(' UNION ALL ')}) AS listed ORDER BY list_part, list_order LIMIT ?`,
       [...params, limit],
     );
     return rows.map(toTodo);

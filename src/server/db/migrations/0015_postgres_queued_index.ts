@@ -4,7 +4,8 @@
 // predicate the new version meets: todos_by_queue took one on every claim, complete, release and
 // heartbeat, todos_queued takes one only when a todo is added or handed back to its queue.
 // A claim now writes three index entries (id, seq, the claimed lease), a complete two.
-// Listing a queue's todos of any state walks todos_seq_key instead, in the order it returns them.
+// A list's done part reads todos_seq_key backwards, filtered by queue, its claimed part
+// todos_by_lease, its queued part todos_queued (EXPLAIN, 24,000 done todos).
 // (No semicolons inside comments: the runner splits on them.)
 import type { Migration } from './migration.ts';
 

@@ -1,0 +1,18 @@
+// The order todos are listed in, stated once for the server's lists and the Todos view.
+import type { TodoView } from './wire/claims.ts';
+
+/**
+ * Held todos, then queued ones (each oldest first), then done ones, newest first: a list cut at
+ * its limit never hides live work behind older finished todos. (Lists read oldest first showed,
+ * past 500 todos, none added since.)
+ */
+export const TODO_LIST_ORDER: ReadonlyArray<{ state: TodoView['state']; newestFirst: boolean }> = [
+  { state: 'claimed', newestFirst: false },
+  { state: 'queued', newestFirst: false },
+  { state: 'done', newestFirst: true },
+];
+
+/** A state's place in TODO_LIST_ORDER (0 first). */
+export function todoStateRank(state: TodoView['state']): number {
+  return TODO_LIST_ORDER.findIndex((part) => part.state === state);
+}
