@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { startLeaseServer, silentLogger } from '../../src/server/app.ts';
 import { LeaseholdClient } from '../../src/client/client.ts';
 import { tempDir } from '../support/storage.ts';
-import { CLI_PATH, runCli, startServeProcess, until } from '../support/cli.ts';
+import { CLI_PATH, runCli, startServeProcess } from '../support/cli.ts';
 
 describe('leasehold serve', () => {
   let dataDir: string;
@@ -99,7 +99,13 @@ describe('leasehold serve', () => {
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (code, sig) => resolve([code, sig])));
-        await until('server.json', async () => (existsSync(join(runtimeDir, 'server.json')) ? true : undefined));
+        // The signal lands the moment server.json appears, while the server may still be starting:
+        // it must stop cleanly then too (it was killed by the signal, leaving server.json behind).
+        const deadline = Date.now() + 15_000;
+        while (!existsSync(join(runtimeDir, 'server.json'))) {
+          assert.ok(Date.now() < deadline, 'timed out waiting for server.json');
+          await new Promise((resolve) => setImmediate(resolve));
+        }
         assert.ok(procFile(child.pid!, 'environ').includes('LEASEHOLD_SERVE_EXECED=1'));
         child.kill(signal);
         assert.deepEqual(await exited, [0, null]);

@@ -101,6 +101,13 @@ export function registerServe(program: Command): void {
       // Before anything else: the server's memory settings need a process started with them
       // (src/runtime/serverMemory.ts); this replaces the process once, keeping its pid and stdio.
       reexecWithServerSettings();
+      // Listened for from here on, not only once the server runs: server.json is written during
+      // start, and a SIGINT/SIGTERM landing between that and a later listener would kill the
+      // process by default, leaving server.json behind. A signal during start stops it right after.
+      const stopRequested = new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
       const hardMaxTtlMs = hardMaxTtlMsOf(options.hardMaxTtl);
       if (hardMaxTtlMs !== undefined && hardMaxTtlMs <= 0) throw new UsageError('--hard-max-ttl: must be positive');
       const hardMaxTtlMsByJobType = hardMaxTtlByJobTypeOf(options.hardMaxTtlFor);
@@ -141,11 +148,7 @@ export function registerServe(program: Command): void {
       });
       if (server.identityNotice) process.stdout.write(`${server.identityNotice}\n`);
       process.stdout.write(`Leasehold lease server ${server.url} (pid ${process.pid}, ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, schema v${server.schemaVersion})\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await stopRequested;
       await server.close();
     });
 }
