@@ -101,6 +101,23 @@ for (const target of storageTargets) {
       assert.equal(new Set(handedOut).size, 7, 'seven distinct todos');
     });
 
+    it('a call whose endpoint row changed gets that row back as stored, field for field, alone and in a batch', async () => {
+      await addTodos('reviews', 8);
+      const { claimStore, claims } = t.server;
+      await claims.setDefaultLease(workers[0]!, 1800);
+      const stored = (await claimStore.getEndpoint(workers[0]!.id))!;
+      const grant = { leaseMs: 300_000, leaseSeconds: 300, source: 'server' as const };
+      const alone = await claimStore.claimNext('reviews', workers[0]!, grant, Date.now());
+      assert.deepEqual([alone.applied, alone.todo, alone.endpoint], [false, undefined, stored], 'nothing written; the row as getEndpoint reads it (no other column)');
+      const batch = await Promise.all(workers.map((worker) => claimStore.claimNext('reviews', worker, grant, Date.now())));
+      assert.deepEqual([batch[0]!.applied, batch[0]!.todo, batch[0]!.endpoint], [false, undefined, stored]);
+      for (const [index, result] of batch.entries()) {
+        if (index === 0) continue;
+        assert.equal(result.applied, true);
+        assert.deepEqual(result.endpoint, await claimStore.getEndpoint(workers[index]!.id));
+      }
+    });
+
     it('complete and release at once: each checked against its own epoch; a wrong epoch and a second complete are refused with what happened', async () => {
       await addTodos('reviews', 6);
       const held = (await Promise.all(workers.slice(0, 6).map((worker) => t.server.claims.claimNext(worker, 'reviews')))).map((claim) => claim!);

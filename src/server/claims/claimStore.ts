@@ -65,7 +65,8 @@ export interface ClaimMutation {
 
 /**
  * A transition checked against the endpoint row it was resolved from: `endpoint` is the row as
- * stored when the transition ran (undefined when gone); `applied` is false when that row no
+ * stored when the transition ran (undefined when gone; on PostgreSQL the caller's own copy when
+ * the fields a transition depends on were unchanged); `applied` is false when that row no
  * longer matched the expected one, and then nothing was written.
  */
 export interface CheckedTransition {
@@ -103,21 +104,21 @@ const PG_ENDPOINT_GUARD = `ep AS (SELECT ${ENDPOINT_COLUMNS} FROM endpoints WHER
 // Parameters in a SELECT list have no type to infer, hence the casts.
 const PG_EVENT_OF_CHANGED = `INSERT INTO claim_events (${EVENT_COLUMNS})
     SELECT id, ?::text, ?::text, claim_epoch, ?::integer, ?::text, lease_expires_at, ?::bigint FROM changed`;
-// The endpoint row's columns come back prefixed (ep_…) beside the changed todo's, on one row.
-const ENDPOINT_COLUMN_NAMES = ENDPOINT_COLUMNS.split(', ');
-const TODO_COLUMN_NAMES = TODO_COLUMNS.split(', ');
-const PG_ENDPOINT_RESULT = ENDPOINT_COLUMN_NAMES.map((column) => `e.${column} AS ep_${column}`).join(', ');
-const PG_CHECKED_RESULT = `SELECT ${PG_ENDPOINT_RESULT}, c.* FROM ep e LEFT JOIN changed c ON true`;
+// The endpoint row comes back as one JSON column, and only when it is not as the caller resolved
+// its lease from (ep_changed; NULL when it is): a row of ten columns more on every transition cost
+// the driver more than the statement. No row at all: the endpoint is gone.
+const PG_ENDPOINT_IF_CHANGED = (matches: string) => `CASE WHEN ${matches} THEN NULL ELSE row_to_json(e) END AS ep_changed`;
+const PG_CHECKED_RESULT = `SELECT ${PG_ENDPOINT_IF_CHANGED('EXISTS (SELECT 1 FROM unchanged)')}, c.* FROM ep e LEFT JOIN changed c ON true`;
 /** A column list written with a table alias (`t.id, t.queue, …`): the todo's by default. */
 const qualified = (alias: string, columns: string = TODO_COLUMNS) => columns.split(', ').map((column) => `${alias}.${column}`).join(', ');
 
 // Batched transitions (PostgreSQL): the callers arrive as arrays, one element each (ord is
 // the caller's place); `ok` keeps the callers whose endpoint row is as they resolved their lease
-// from (the batch twin of PG_ENDPOINT_GUARD); every caller gets back its endpoint row as stored
-// and its changed todo, if any.
+// from (the batch twin of PG_ENDPOINT_GUARD); every caller whose endpoint is there gets back a
+// row: its endpoint's columns (the record's, not token_hash) if they changed, its changed todo if any.
 const PG_BATCH_GUARD = `ok AS (SELECT r.* FROM req r JOIN endpoints e ON e.id = r.endpoint_id WHERE ${endpointMatches('e', 'r.exp_state', 'r.exp_default')})`;
-const PG_BATCH_RESULT = `SELECT r.ord AS req_ord, ${PG_ENDPOINT_RESULT}, ${qualified('c')}
-  FROM req r LEFT JOIN endpoints e ON e.id = r.endpoint_id LEFT JOIN changed c ON c.ord = r.ord ORDER BY r.ord`;
+const PG_BATCH_RESULT = `SELECT r.ord AS req_ord, ${PG_ENDPOINT_IF_CHANGED(endpointMatches('e', 'r.exp_state', 'r.exp_default'))}, ${qualified('c')}
+  FROM req r JOIN (SELECT ${ENDPOINT_COLUMNS} FROM endpoints) e ON e.id = r.endpoint_id LEFT JOIN changed c ON c.ord = r.ord ORDER BY r.ord`;
 // Each queue's oldest queued todos (SKIP LOCKED: other servers may be claiming) go to that
 // queue's callers in the order they asked.
 const PG_CLAIM_NEXT_BATCH = `WITH req AS (
@@ -186,16 +187,40 @@ const PG_HEARTBEAT = `WITH ${PG_ENDPOINT_GUARD},
   changed AS (UPDATE todos SET lease_expires_at = ?, updated_at = ? WHERE ${FENCED} AND EXISTS (SELECT 1 FROM unchanged)
               RETURNING ${TODO_COLUMNS}),
   event AS (${PG_EVENT_OF_CHANGED})
-SELECT ${PG_ENDPOINT_RESULT}, c.*, (SELECT lease_expires_at FROM previous) AS previous_lease_expires_at FROM ep e LEFT JOIN changed c ON true`;
+SELECT ${PG_ENDPOINT_IF_CHANGED('EXISTS (SELECT 1 FROM unchanged)')}, c.*, (SELECT lease_expires_at FROM previous) AS previous_lease_expires_at FROM ep e LEFT JOIN changed c ON true`;
 
-/** A checked transition from a row of endpoint columns (ep_…) beside the changed todo's; no endpoint columns: the endpoint is gone. */
-function checkedRow(row: Record<string, unknown> | undefined, expected: EndpointRecord): CheckedTransition {
-  if (!row || row.ep_id === null || row.ep_id === undefined) return { endpoint: undefined, applied: false, todo: undefined };
-  const pick = (columns: readonly string[], prefix: string) => Object.fromEntries(columns.map((column) => [column, row[`${prefix}${column}`]]));
-  const endpoint = toEndpoint(pick(ENDPOINT_COLUMN_NAMES, 'ep_') as unknown as EndpointRow);
-  const todo = row.id === null || row.id === undefined ? undefined : toTodo(pick(TODO_COLUMN_NAMES, '') as unknown as TodoRow);
-  // The statement's guard and this check read the same snapshot of the row, so they agree.
-  return { endpoint, applied: endpointUnchanged(endpoint, expected), todo };
+/** A checked transition's result row (PostgreSQL): the todo's columns are NULL when nothing changed. */
+type CheckedRow = Partial<TodoRow> & { ep_changed: EndpointRow | null };
+
+/** The todo of a transition's result row, whose other columns are not the todo's. */
+function todoOfRow(row: TodoRow): TodoRecord {
+  return toTodo({
+    id: row.id,
+    queue: row.queue,
+    title: row.title,
+    payload: row.payload,
+    state: row.state,
+    attempts: row.attempts,
+    holder_endpoint_id: row.holder_endpoint_id,
+    claim_epoch: row.claim_epoch,
+    lease_expires_at: row.lease_expires_at,
+    created_by: row.created_by,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    completed_at: row.completed_at,
+  });
+}
+
+/**
+ * A checked transition from its result row: the endpoint row as stored when it differs from the
+ * caller's (ep_changed, JSON), beside the changed todo's columns; no row: the endpoint is gone.
+ */
+function checkedRow(row: CheckedRow | undefined, expected: EndpointRecord): CheckedTransition {
+  if (!row) return { endpoint: undefined, applied: false, todo: undefined };
+  // The statement's guard and endpointUnchanged read the same snapshot of the row, so they agree.
+  const endpoint = row.ep_changed ? toEndpoint(row.ep_changed) : expected;
+  const todo = row.id === null || row.id === undefined ? undefined : todoOfRow(row as TodoRow);
+  return { endpoint, applied: row.ep_changed ? endpointUnchanged(endpoint, expected) : true, todo };
 }
 
 interface ClaimNextRequest {
@@ -577,7 +602,7 @@ export class ClaimStore {
     const fenced = fencedParams(claim);
     if (this.db.dialect === 'postgres') {
       const row = (
-        await this.db.all<Record<string, unknown>>(
+        await this.db.all<CheckedRow & { previous_lease_expires_at: number | null }>(
           PG_HEARTBEAT,
           [
             expected.id,
@@ -670,10 +695,10 @@ export class ClaimStore {
     single: (request: Req) => Promise<CheckedTransition>,
   ): Promise<BatchOutcome<CheckedTransition>[]> {
     if (requests.length === 1) return oneByOne(requests, single);
-    let rows: Record<string, unknown>[];
+    let rows: Array<CheckedRow & { req_ord: number }>;
     try {
       const arrays = [requests.map((_, index) => index), ...columns.map((column) => requests.map(column))];
-      rows = await this.db.all<Record<string, unknown>>(sql, arrays as unknown as SqlValue[]);
+      rows = await this.db.all<CheckedRow & { req_ord: number }>(sql, arrays as unknown as SqlValue[]);
     } catch (error) {
       return afterBatchFailure(error, requests, single);
     }
@@ -683,7 +708,7 @@ export class ClaimStore {
 
   /** PostgreSQL: one statement that reads the endpoint, guards, changes the todo and records its event. */
   private async checkedStatement(sql: string, params: SqlValue[], expected: EndpointRecord): Promise<CheckedTransition> {
-    return checkedRow((await this.db.all<Record<string, unknown>>(sql, params))[0], expected);
+    return checkedRow((await this.db.all<CheckedRow>(sql, params))[0], expected);
   }
 
   /** SQLite: the endpoint read, its check and the transition in one transaction. */
