@@ -22,7 +22,9 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 10
   }
 }
 
-const childOf = (pid: number) => () => listProcesses().find((info) => info.ppid === pid && info.state !== 'Z');
+// The shell's `sleep` child once it runs sleep: between fork and exec it is a copy of sh, and a
+// tick then (a loaded machine) would rightly name the job sh.
+const childOf = (pid: number) => () => listProcesses().find((info) => info.ppid === pid && info.state !== 'Z' && info.comm === 'sleep');
 
 for (const target of storageTargets) {
   describe(`inferred leases on ${target.name} (real processes)`, function () {
