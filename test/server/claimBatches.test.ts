@@ -8,7 +8,7 @@ import { ClaimStore } from '../../src/server/claims/claimStore.ts';
 import type { EndpointRecord } from '../../src/server/claims/records.ts';
 import type { Db } from '../../src/server/db/sql.ts';
 import { storageTargets } from '../support/storage.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer, vendWorker, type TestServer } from '../support/server.ts';
 
 for (const target of storageTargets) {
   describe(`coalesced claim transitions on ${target.name}`, () => {
@@ -18,13 +18,11 @@ for (const target of storageTargets) {
     beforeEach(async () => {
       t = await startTestServer(target);
       await t.server.reaper.stop();
-      const { claims, claimStore, human } = t.server;
       workers = [];
       for (let index = 0; index < 8; index++) {
         // Three kinds of default: the server's (300), an endpoint's own, another endpoint's own.
         const defaultTtl = index % 3 === 0 ? undefined : index % 3 === 1 ? 3600 : 900;
-        const vended = await claims.vendEndpoint(human, { slug: `w${index}`, default_lease_ttl_seconds: defaultTtl });
-        workers.push((await claimStore.getEndpoint(vended.endpoint.id))!);
+        workers.push(await vendWorker(t.server, { slug: `w${index}`, default_lease_ttl_seconds: defaultTtl }));
       }
     });
     afterEach(async () => t.stop());

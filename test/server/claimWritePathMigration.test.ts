@@ -10,6 +10,7 @@ import { SQLITE_FILENAME } from '../../src/server/db/open.ts';
 import { silentLogger, startLeaseServer } from '../../src/server/app.ts';
 import { LeaseholdClient } from '../../src/client/client.ts';
 import { sqliteTarget, tempDir } from '../support/storage.ts';
+import { vendWorker } from '../support/server.ts';
 
 const TODO = `INSERT INTO todos (id, seq, queue, title, payload, state, attempts, holder_endpoint_id, claim_epoch, lease_expires_at, created_by, created_at, updated_at)
   VALUES (?, ?, 'build', ?, 'null', ?, 0, NULL, ?, NULL, 'h', 1, 1)`;
@@ -64,8 +65,7 @@ describe('migration 0014 (claim write path) on sqlite', () => {
     // A server on the migrated file claims and completes the old todo.
     const server = await startLeaseServer({ storage: config, runtimeDir: tempDir('migration14'), logger: silentLogger, singleInstance: false });
     try {
-      const vended = await server.claims.vendEndpoint(server.human, { slug: 'worker' });
-      const worker = (await server.claimStore.getEndpoint(vended.endpoint.id))!;
+      const worker = await vendWorker(server, { slug: 'worker' });
       const claimed = await server.claims.claimNext(worker, 'build');
       assert.equal(claimed?.todo_id, 'td_1');
       await server.claims.complete(worker, claimed!.todo_id, claimed!.claim_epoch);

@@ -10,6 +10,7 @@ import { LATEST_SCHEMA_VERSION, MIGRATIONS, migrate } from '../../src/server/db/
 import { PostgresDb } from '../../src/server/db/postgresDb.ts';
 import { silentLogger, startLeaseServer } from '../../src/server/app.ts';
 import { postgresTarget } from '../support/storage.ts';
+import { vendWorker } from '../support/server.ts';
 
 const url = process.env.LEASEHOLD_TEST_DATABASE_URL;
 
@@ -55,8 +56,7 @@ const url = process.env.LEASEHOLD_TEST_DATABASE_URL;
     // queue's todos of every state (held first, then done, newest first).
     const server = await startLeaseServer({ storage: config, runtimeDir, logger: silentLogger, singleInstance: false });
     try {
-      const vended = await server.claims.vendEndpoint(server.human, { slug: 'worker' });
-      const endpoint = (await server.claimStore.getEndpoint(vended.endpoint.id))!;
+      const endpoint = await vendWorker(server, { slug: 'worker' });
       const first = await server.claims.claimNext(endpoint, 'q');
       assert.equal(first?.todo_id, 'td_2');
       await server.claims.complete(endpoint, first!.todo_id, first!.claim_epoch);

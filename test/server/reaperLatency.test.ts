@@ -3,15 +3,14 @@
 // the wall clock: its subject is the wall-clock latency itself; the lease is 1 s.)
 import assert from 'node:assert/strict';
 import { storageTargets } from '../support/storage.ts';
-import { startRealClockTestServer } from '../support/server.ts';
+import { startRealClockTestServer, vendWorker } from '../support/server.ts';
 
 for (const target of storageTargets) {
   describe(`reaper latency on ${target.name}`, () => {
     it('requeues within a second of expiry, with the backstop sweep far away', async () => {
       const t = await startRealClockTestServer(target, { reaperBackstopMs: 60_000 });
       try {
-        const vended = await t.client.vendEndpoint({ slug: 'worker' });
-        const endpoint = (await t.server.claimStore.getEndpoint(vended.endpoint.id))!;
+        const endpoint = await vendWorker(t.server, { slug: 'worker' });
         const todo = await t.client.createTodo({ queue: 'q', title: 'short' });
         const claim = await t.server.claims.claim(endpoint, todo.id, 1);
         const requeuedAt = await new Promise<number>((resolve) => {

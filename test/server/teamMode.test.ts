@@ -7,6 +7,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { silentLogger, startLeaseServer, type LeaseServer } from '../../src/server/app.ts';
 import type { EndpointRecord } from '../../src/server/claims/records.ts';
 import { postgresTarget, tempDir } from '../support/storage.ts';
+import { vendWorker } from '../support/server.ts';
 
 const url = process.env.LEASEHOLD_TEST_DATABASE_URL;
 
@@ -38,8 +39,7 @@ const url = process.env.LEASEHOLD_TEST_DATABASE_URL;
     const [a, b] = servers as [LeaseServer, LeaseServer];
     const workers: Array<{ server: LeaseServer; endpoint: EndpointRecord }> = [];
     for (const [index, server] of [a, a, a, b, b, b].entries()) {
-      const vended = await server.claims.vendEndpoint(server.human, { slug: `w${index}` });
-      workers.push({ server, endpoint: (await server.claimStore.getEndpoint(vended.endpoint.id))! });
+      workers.push({ server, endpoint: await vendWorker(server, { slug: `w${index}` }) });
     }
     for (let index = 0; index < 120; index++) await a.claims.createTodo(a.human, { queue: 'shared', title: `t${index}` });
 

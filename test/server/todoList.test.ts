@@ -3,7 +3,7 @@
 // todos showed none added since, so the Todos view and `leasehold todo list` hid a live claim.
 import assert from 'node:assert/strict';
 import { storageTargets } from '../support/storage.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer, vendWorker, type TestServer } from '../support/server.ts';
 
 for (const target of storageTargets) {
   describe(`todo lists on ${target.name}`, () => {
@@ -27,8 +27,7 @@ for (const target of storageTargets) {
 
     it('past 500 todos, a live claim and a new queued todo are still listed, before the done ones', async () => {
       await doneTodos('reviews', 501);
-      const vended = await t.client.vendEndpoint({ slug: 'worker' });
-      const endpoint = (await t.server.claimStore.getEndpoint(vended.endpoint.id))!;
+      const endpoint = await vendWorker(t.server, { slug: 'worker' });
       const held = await t.client.createTodo({ queue: 'reviews', title: 'held now' });
       const waiting = await t.client.createTodo({ queue: 'reviews', title: 'waiting' });
       const claim = await t.server.claims.claimNext(endpoint, 'reviews');
@@ -49,8 +48,7 @@ for (const target of storageTargets) {
     });
 
     it('lists each state in its order within the limit: held and queued oldest first, done newest first', async () => {
-      const vended = await t.client.vendEndpoint({ slug: 'worker' });
-      const endpoint = (await t.server.claimStore.getEndpoint(vended.endpoint.id))!;
+      const endpoint = await vendWorker(t.server, { slug: 'worker' });
       for (const title of ['a', 'b', 'c', 'd', 'e', 'f']) await t.client.createTodo({ queue: 'q', title });
       await t.client.createTodo({ queue: 'other', title: 'elsewhere' });
       for (let index = 0; index < 4; index++) {

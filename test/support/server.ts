@@ -3,6 +3,8 @@ import { rmSync } from 'node:fs';
 import { ManualClock, systemClock, type Clock } from '../../src/core/clock.ts';
 import { LeaseholdClient } from '../../src/client/client.ts';
 import { silentLogger, startLeaseServer, type LeaseServer, type LeaseServerConfig } from '../../src/server/app.ts';
+import type { VendEndpointRequest } from '../../src/core/wire/claims.ts';
+import type { EndpointRecord } from '../../src/server/claims/records.ts';
 import { ManualLeaseClock, systemLeaseClock, type LeaseClock } from '../../src/server/clock/leaseClock.ts';
 import type { StorageTarget } from './storage.ts';
 import { tempDir } from './storage.ts';
@@ -42,6 +44,12 @@ async function startWithClocks(target: StorageTarget, overrides: Partial<LeaseSe
       rmSync(runtimeDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A worker endpoint vended by the server's human, as the store holds it (what ClaimService's calls take). */
+export async function vendWorker(server: LeaseServer, request: VendEndpointRequest): Promise<EndpointRecord> {
+  const vended = await server.claims.vendEndpoint(server.human, request);
+  return (await server.claimStore.getEndpoint(vended.endpoint.id))!;
 }
 
 /** Stops the wait-lease maintenance loops (sweeper, clock watcher, hold loop): the test runs their ticks itself. */

@@ -217,10 +217,9 @@ function todoOfRow(row: TodoRow): TodoRecord {
  */
 function checkedRow(row: CheckedRow | undefined, expected: EndpointRecord): CheckedTransition {
   if (!row) return { endpoint: undefined, applied: false, todo: undefined };
-  // The statement's guard and endpointUnchanged read the same snapshot of the row, so they agree.
-  const endpoint = row.ep_changed ? toEndpoint(row.ep_changed) : expected;
-  const todo = row.id === null || row.id === undefined ? undefined : todoOfRow(row as TodoRow);
-  return { endpoint, applied: row.ep_changed ? endpointUnchanged(endpoint, expected) : true, todo };
+  // The statement's own guard (endpointMatches) decided: ep_changed is its verdict, not rechecked here.
+  if (row.ep_changed) return { endpoint: toEndpoint(row.ep_changed), applied: false, todo: undefined };
+  return { endpoint: expected, applied: true, todo: row.id === null || row.id === undefined ? undefined : todoOfRow(row as TodoRow) };
 }
 
 interface ClaimNextRequest {
