@@ -16,3 +16,15 @@ export const TODO_LIST_ORDER: ReadonlyArray<{ state: TodoView['state']; newestFi
 export function todoStateRank(state: TodoView['state']): number {
   return TODO_LIST_ORDER.findIndex((part) => part.state === state);
 }
+
+/**
+ * Two todos in TODO_LIST_ORDER, for a list already read: by created_at where the server goes
+ * by insertion (seq), which a view does not see; a tie (the same millisecond) goes by id, so
+ * the order never depends on the order the todos were read in.
+ */
+export function compareInListOrder(a: Pick<TodoView, 'state' | 'created_at' | 'id'>, b: Pick<TodoView, 'state' | 'created_at' | 'id'>): number {
+  const rank = todoStateRank(a.state) - todoStateRank(b.state);
+  if (rank !== 0) return rank;
+  const oldestFirst = a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return TODO_LIST_ORDER[todoStateRank(a.state)]!.newestFirst ? -oldestFirst : oldestFirst;
+}

@@ -1,7 +1,7 @@
 // What the Todos view shows: queues, their todos (state, holder, claim epoch, a live lease
 // countdown on the local clock since the read) and each todo's claim events. Pure.
 import { formatDurationSeconds } from '../../core/duration.ts';
-import { todoStateRank } from '../../core/todoList.ts';
+import { compareInListOrder } from '../../core/todoList.ts';
 import { formatRemaining } from '../../core/waitLease/annotation.ts';
 import type { ClaimEventView, TodoView } from '../../core/wire/claims.ts';
 import type { TreeItemModel } from './treeModels.ts';
@@ -13,13 +13,13 @@ export interface QueueGroup {
   todos: TodoView[];
 }
 
-/** Queues by name; in each, the server's list order of states (claimed first: they have deadlines), each oldest first. */
+/** Queues by name; in each, the server's list order (claimed first: they have deadlines; done ones newest first). */
 export function groupByQueue(todos: readonly TodoView[]): QueueGroup[] {
   const groups = new Map<string, TodoView[]>();
   for (const todo of todos) groups.set(todo.queue, [...(groups.get(todo.queue) ?? []), todo]);
   return [...groups]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([queue, items]) => ({ queue, todos: items.sort((a, b) => todoStateRank(a.state) - todoStateRank(b.state) || a.created_at - b.created_at) }));
+    .map(([queue, items]) => ({ queue, todos: items.sort(compareInListOrder) }));
 }
 
 export function queueItem(group: QueueGroup): TreeItemModel {

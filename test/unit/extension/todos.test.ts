@@ -21,6 +21,22 @@ describe('extension: Todos view models', () => {
     assert.equal(queueItem(groups[0]!).description, '1 queued · 1 claimed · 0 done');
   });
 
+  it("orders each queue as the server's list does: held and queued oldest first, done newest first", () => {
+    // The order the server's list of the same todos has (test/server/todoList.test.ts): a, b
+    // done; c, d held; e, f queued, each created one after the other. Shuffled: the view's
+    // order must not depend on the order it read them in.
+    const made = ['a', 'b', 'c', 'd', 'e', 'f'].map((id, index) => {
+      const state = index < 2 ? 'done' : index < 4 ? 'claimed' : 'queued';
+      return todo({ id, queue: 'q', state, created_at: 1000 + index });
+    });
+    const shuffled = [made[4]!, made[0]!, made[3]!, made[1]!, made[5]!, made[2]!];
+    assert.deepEqual(groupByQueue(shuffled)[0]!.todos.map((item) => item.id), ['c', 'd', 'e', 'f', 'b', 'a']);
+    // Created in the same millisecond: one order whatever the order read.
+    const sameMs = ['td_1', 'td_2', 'td_3'].map((id) => todo({ id, state: 'done', created_at: 5 }));
+    const orderOf = (todos: TodoView[]) => groupByQueue(todos)[0]!.todos.map((item) => item.id);
+    assert.deepEqual(orderOf([sameMs[1]!, sameMs[0]!, sameMs[2]!]), orderOf([sameMs[2]!, sameMs[1]!, sameMs[0]!]));
+  });
+
   it('a claimed todo shows its holder, a live lease countdown on the local clock and its claim epoch', () => {
     assert.equal(todoItem(todo(), 0).description, 'reviewer · 15m left · epoch 3');
     assert.equal(todoItem(todo(), 14 * 60_000 - 29_000).description, 'reviewer · 30s left · epoch 3', 'counts down between reads');
