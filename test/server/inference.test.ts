@@ -5,7 +5,7 @@
 // supersedes it. Claude Code's session file, written as Claude Code writes it, names the job.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listProcesses, readProcessInfo } from '../../src/server/observe/processInfo.ts';
 import { storageTargets, tempDir } from '../support/storage.ts';
@@ -145,6 +145,51 @@ for (const target of storageTargets) {
       assert.equal(lease!.job_ref, `sleep@${sleep.pid}`, 'a session file whose procStart is not this process is no signal');
       writeFileSync(join(sessions, `${sleep.pid}.json`), '{ not json');
       assert.equal((await tick()).acquired, 0, 'a damaged file is no signal either');
+    });
+
+    it('Claude Code is a job only while its session file says it works: none while it starts, an unsure moment keeps the lease, its prompt ends it', async () => {
+      // A real process that runs as Claude Code's npm binary does (comm and argv[0] claude.exe);
+      // the program is sleep, linked under that name.
+      const bin = tempDir('claude-bin');
+      symlinkSync(['/usr/bin/sleep', '/bin/sleep'].find((path) => existsSync(path))!, join(bin, 'claude.exe'));
+      try {
+        run(`${join(bin, 'claude.exe')} 30`);
+        const claude = await until('the claude.exe child', () => listProcesses().find((info) => info.ppid === shell.pid && info.state !== 'Z' && info.comm === 'claude.exe'));
+        mkdirSync(sessions, { recursive: true });
+        const write = (fields: Record<string, unknown>) =>
+          writeFileSync(
+            join(sessions, `${claude.pid}.json`),
+            JSON.stringify({ pid: claude.pid, sessionId: 'c0ffee00-1111-4222-8333-444455556666', procStart: claude.startTime, kind: 'interactive', ...fields }),
+          );
+
+        // Claude Code 2.1.332 writes its session file about 0.3 s after it starts and its first
+        // status (idle, at its prompt) about 0.2 s later: a tick before then saw a plain process.
+        assert.equal((await tick()).acquired, 0, 'starting, no session file yet: not a job');
+        write({});
+        assert.equal((await tick()).acquired, 0, 'a session file with no status yet: not a job');
+        write({ status: 'idle' });
+        assert.equal((await tick()).acquired, 0, 'at its prompt');
+        assert.deepEqual(await leases(), []);
+
+        write({ status: 'busy' });
+        assert.equal((await tick()).acquired, 1);
+        const [lease] = await leases();
+        assert.equal(lease!.job_ref, 'claude:c0ffee00-1111-4222-8333-444455556666');
+
+        write({ status: 'compacting' });
+        const unknown = await tick();
+        assert.deepEqual([unknown.acquired, unknown.ended], [0, 0], 'a status this reading does not know changes nothing');
+        writeFileSync(join(sessions, `${claude.pid}.json`), '{"pid": ');
+        assert.equal((await tick()).ended, 0, 'nor does a file caught mid-write');
+        assert.deepEqual((await leases()).map((held) => held.lease_id), [lease!.lease_id]);
+
+        write({ status: 'idle' });
+        assert.equal((await tick()).ended, 1);
+        const [row] = await t.client.ledger({ kind: 'inferred' });
+        assert.match(row!.release_note ?? '', /Claude Code \(pid \d+\) is at its prompt \(idle\)/);
+      } finally {
+        rmSync(bin, { recursive: true, force: true });
+      }
     });
 
     it('shell-integration reports over REST: the command line names the job, output is progress, the end report ends it with the exit code', async () => {

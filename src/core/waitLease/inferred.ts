@@ -7,7 +7,9 @@
 // - it verifies liveness, not progress: it only adds grace on top of the UNKNOWN floor (the
 //   verdict keeps reading UNKNOWN), never satisfies "safe to keep billing", never upgrades
 //   toward declared; its progress is recorded and shown, never escalated (fuses.ts);
-// - a declared lease for the same job supersedes it.
+// - a declared lease for the same job supersedes it;
+// - Claude Code's own process is a job only while its session file says it works (busy, shell):
+//   at its prompt it waits on the human, and while it has not said, it starts and ends nothing.
 // This module decides, per pane and per observation tick, what the observer does. It reads
 // nothing: the server's observer (src/server/waitLeases/inference.ts) brings the process table,
 // the session files and the shell-integration reports.
@@ -20,6 +22,14 @@ export const DEFAULT_INFERRED_TTL_MS = 30_000;
 /** Claude Code's own status words in ~/.claude/sessions/<pid>.json (undocumented: read defensively). */
 export const CLAUDE_WORKING_STATUSES: readonly string[] = ['busy', 'shell'];
 export const CLAUDE_AT_PROMPT_STATUSES: readonly string[] = ['idle', 'waiting'];
+
+/**
+ * What Claude Code's program is called: the npm package's native binary (claude.exe), the
+ * command on PATH (claude). Its node entry point, in installs that run it under node, is
+ * recognised by its path.
+ */
+const CLAUDE_PROGRAM_NAMES: readonly string[] = ['claude', 'claude.exe'];
+const CLAUDE_NODE_ENTRY = /(^|[\s/])@anthropic-ai\/claude-code\/cli\.m?js(\s|$)/;
 
 /** One process as the observer saw it. */
 export interface SeenProcess {
@@ -100,16 +110,32 @@ export function inferredDescription(target: SeenProcess, session: ClaudeSessionS
   return clip(sanitize(text) || programOf(target), DESCRIPTION_MAX_LENGTH);
 }
 
-/** The pane's foreground job as the signals show it, or null (nothing running, or an agent at its prompt). */
-export function inferredTarget(observation: PaneObservation): { process: SeenProcess; session: ClaudeSessionSignal | null } | null {
+/** Whether a process is Claude Code by its name, for the moments its session file says nothing. */
+export function isClaudeCodeProcess(process: SeenProcess): boolean {
+  return CLAUDE_PROGRAM_NAMES.includes(programOf(process)) || CLAUDE_PROGRAM_NAMES.includes(process.comm) || CLAUDE_NODE_ENTRY.test(process.commandLine ?? '');
+}
+
+/** The pane's foreground job when Claude Code runs there but has not said what it is doing. */
+export const UNSURE = 'unsure' as const;
+
+/**
+ * The pane's foreground job as the signals show it; null when nothing runs or an agent sits at
+ * its prompt; UNSURE when Claude Code runs there and its session file does not say it works:
+ * before the file says anything (about half a second from its start, seen with 2.1.332), a
+ * status this reading does not know, a file unreadable for the moment. An agent's own process
+ * is a job only while it says so; UNSURE starts no lease and ends none.
+ */
+export function inferredTarget(observation: PaneObservation): { process: SeenProcess; session: ClaudeSessionSignal | null } | typeof UNSURE | null {
   if (!observation.shellAlive) return null;
   const head = observation.children[0];
   if (!head) return null;
   const session = observation.claude.get(head.pid) ?? null;
+  if (session === null && !isClaudeCodeProcess(head)) return { process: head, session: null };
+  const status = session?.status ?? null;
   // Claude Code at its prompt is waiting on the human, not on a job: no lease from it.
-  if (session && session.status !== null && CLAUDE_AT_PROMPT_STATUSES.includes(session.status)) return null;
-  const known = session && session.status !== null && CLAUDE_WORKING_STATUSES.includes(session.status) ? session : null;
-  return { process: head, session: known };
+  if (status !== null && CLAUDE_AT_PROMPT_STATUSES.includes(status)) return null;
+  if (status !== null && CLAUDE_WORKING_STATUSES.includes(status)) return { process: head, session };
+  return UNSURE;
 }
 
 function targetPid(lease: WaitLeaseRecord): number | null {
@@ -139,7 +165,9 @@ export function decideInference(observation: PaneObservation, leases: readonly W
   const current = leases.filter((lease) => lease.generation === observation.generation).map((lease) => leaseAt(lease, now));
   const live = current.filter((lease) => lease.state !== 'ended');
   const inferred = live.filter((lease) => lease.kind === 'inferred' && lease.state === 'active');
-  const found = inferredTarget(observation);
+  const target = inferredTarget(observation);
+  // Unsure: the lease already held on that process stands, and none is started.
+  const found = target === UNSURE ? { process: observation.children[0]!, session: null } : target;
   const subtree = found ? observation.subtreeOf(found.process.pid) : new Set<number>();
   const actions: InferenceAction[] = [];
   let kept = false;
@@ -150,9 +178,13 @@ export function decideInference(observation: PaneObservation, leases: readonly W
     if (!sameTarget) {
       const execution = observation.execution;
       const exit = execution?.ended && execution.exitCode !== null ? `, exit ${execution.exitCode}` : '';
+      const head = observation.children[0];
+      const atPrompt = found === null && head !== undefined && pid === head.pid && lease.observer.kind === 'pid' && lease.observer.startTime === head.startTime;
       const why = !observation.shellAlive
         ? "the pane's shell exited"
-        : found === null || pid !== found.process.pid
+        : atPrompt
+          ? `Claude Code (pid ${pid}) is at its prompt (${observation.claude.get(head.pid)?.status ?? 'idle'}), waiting on the human`
+          : found === null || pid !== found.process.pid
           ? `target pid ${pid ?? '?'} is no longer the pane's running job${exit}`
           : `target pid ${pid} now belongs to another process${exit}`;
       actions.push({ action: 'end', leaseId: lease.id, reason: why, observed: true });
@@ -168,7 +200,7 @@ export function decideInference(observation: PaneObservation, leases: readonly W
     if (output !== null && output > (lease.progress.lastProgressAt?.wallMs ?? lease.grantedAt.wallMs)) actions.push({ action: 'progress', leaseId: lease.id, atWallMs: output });
   }
 
-  if (found && !kept) {
+  if (found && !kept && target !== UNSURE) {
     const jobRef = inferredJobRef(found.process, found.session);
     const probe: WaitLeaseRecord | undefined = live.find((lease) => lease.jobRef === jobRef);
     const declaredCovers = live.some(

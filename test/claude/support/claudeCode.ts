@@ -21,7 +21,8 @@
  *       // resolves { code, stdout, stderr, json? } when the process exits
  *
  *   Interactive (tmux; each session on its own tmux server socket):
- *   const tui = await startClaudeInteractive({ home, model, env?, args?, width?, height? })
+ *   const tui = await startClaudeInteractive({ home, model, env?, args?, width?, height?, launch? })
+ *       // launch: false leaves the pane's shell at its prompt; type claudeCommand(args) later
  *   await tui.waitForText(/regex|text/, timeoutMs?)   // polls capture-pane
  *   await tui.type('hello')                          // literal text (send-keys -l)
  *   await tui.keys('Enter') / tui.keys('C-b')        // tmux key names
@@ -197,6 +198,11 @@ function tmux(socket: string, args: string[]): string {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The shell command line that starts the interactive claude with `args`. */
+export function claudeCommand(args: readonly string[] = []): string {
+  return [claudeBinary(), '--permission-mode', 'default', ...args].map((word) => `'${word.replace(/'/g, `'"'"'`)}'`).join(' ');
+}
+
 /** Starts `claude` (interactive) in a detached tmux session on its own socket. */
 export async function startClaudeInteractive(options: {
   home: ClaudeHome;
@@ -207,19 +213,21 @@ export async function startClaudeInteractive(options: {
   height?: number;
   /** Run a shell in the pane and claude inside it (so the pane outlives claude). Default true. */
   inShell?: boolean;
+  /** With inShell: type the claude command now (default) or leave the shell at its prompt (type claudeCommand(args) later). */
+  launch?: boolean;
 }): Promise<ClaudeTui> {
   const socket = path.join(options.home.dir, 'tmux.sock');
   const env = claudeEnv(options.home, options.model, options.env);
   const envArgs = Object.entries(env).flatMap(([key, value]) => (value === undefined ? [] : ['-e', `${key}=${value}`]));
-  const claudeCommand = [claudeBinary(), '--permission-mode', 'default', ...(options.args ?? [])].map((word) => `'${word.replace(/'/g, `'"'"'`)}'`).join(' ');
+  const command = claudeCommand(options.args);
   const inShell = options.inShell ?? true;
   const target = 'lh:0.0';
   tmux(socket, [
     'new-session', '-d', '-s', 'lh', '-x', String(options.width ?? 160), '-y', String(options.height ?? 50), '-c', options.home.workDir, ...envArgs,
-    inShell ? 'bash --norc --noprofile' : claudeCommand,
+    inShell ? 'bash --norc --noprofile' : command,
   ]);
-  if (inShell) {
-    tmux(socket, ['send-keys', '-t', target, '-l', `${claudeCommand}`]);
+  if (inShell && options.launch !== false) {
+    tmux(socket, ['send-keys', '-t', target, '-l', command]);
     tmux(socket, ['send-keys', '-t', target, 'Enter']);
   }
   return tuiOn(socket, target, options.home, options.model);

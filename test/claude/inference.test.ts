@@ -1,0 +1,96 @@
+// The inferred tier beside the REAL Claude Code CLI (the pinned devDependency), interactive in
+// tmux with no hooks installed: Claude Code's own process is a job only while its session file
+// (~/.claude/sessions/<pid>.json) says it works. It writes that file about 0.3 s after it starts
+// and its first status (idle) about 0.2 s later; an observation tick in between saw a plain
+// long-running process and leased it, so the pane read "awaiting claude.exe@pid" while Claude
+// Code sat at its prompt. Ticks here run by hand, every 20 ms, from before Claude Code starts.
+// The ONLY fake is the scripted stand-in for the Anthropic Messages API.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { listProcesses, readProcessInfo } from '../../src/server/observe/processInfo.ts';
+import { until } from '../support/cli.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { sqliteTarget } from '../support/storage.ts';
+import { claudeCommand, makeClaudeHome, startClaudeInteractive, type ClaudeHome, type ClaudeTui } from './support/claudeCode.ts';
+import { startModelStandIn, text, toolUse, turn, type ModelStandIn } from './support/modelStandIn.ts';
+
+const PANE = 'claude-pane';
+
+describe('real Claude Code: the inferred tier (model API is a scripted stand-in)', function () {
+  this.timeout(120_000);
+  let home: ClaudeHome;
+  let model: ModelStandIn;
+  let tui: ClaudeTui;
+  let t: TestServer;
+
+  beforeEach(async () => {
+    home = makeClaudeHome();
+    model = await startModelStandIn();
+    t = await startTestServer(sqliteTarget, { inference: { intervalMs: 3_600_000, claudeSessionsDir: path.join(home.configDir, 'sessions') } });
+    // Ticks run by hand below; nothing else changes a lease meanwhile.
+    await t.server.inference!.stop();
+    await t.server.holdLoop.stop();
+    await t.server.expirySweeper.stop();
+    tui = await startClaudeInteractive({ home, model, launch: false, args: ['--allowedTools', 'Bash'] });
+  });
+  afterEach(async () => {
+    await tui.stop();
+    await t.stop();
+    await model.close();
+    home.cleanup();
+  });
+
+  /** Claude Code's own status for `pid` (undefined: no file, or none yet). */
+  const statusOf = (pid: number): string | undefined => {
+    try {
+      return (JSON.parse(fs.readFileSync(path.join(home.configDir, 'sessions', `${pid}.json`), 'utf8')) as { status?: string }).status;
+    } catch {
+      return undefined;
+    }
+  };
+
+  it('no lease while Claude Code starts or sits at its prompt; "Claude Code busy" while it works; ended when it is back at its prompt', async () => {
+    const shellPid = tui.panePid();
+    await t.client.registerPane({ name: PANE, source: 'vscode', shell_pid: shellPid, shell_start_time: readProcessInfo(shellPid)!.startTime });
+    const leases = async () => (await t.client.listWaitLeases({ pane: PANE })).filter((lease) => lease.state !== 'ended');
+    const tick = () => t.server.inference!.runOnce();
+    const claudePid = () => listProcesses().find((info) => info.ppid === shellPid && info.state !== 'Z')?.pid;
+
+    await tui.type(claudeCommand(['--allowedTools', 'Bash']));
+    await tui.keys('Enter');
+    // Until Claude Code says it is at its prompt: tick, and count the ticks that saw it running
+    // with no status yet (the moment a plain process would have been leased).
+    let unsaid = 0;
+    let acquired = 0;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const pid = claudePid();
+      const status = pid === undefined ? undefined : statusOf(pid);
+      acquired += (await tick()).acquired;
+      if (pid !== undefined && status === undefined) unsaid += 1;
+      if (status === 'idle') break;
+      assert.ok(Date.now() < deadline, `Claude Code never said it is idle; screen:\n${tui.screen()}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(unsaid > 0, 'ticks ran while Claude Code ran and had not said what it does');
+    assert.equal(acquired, 0, 'no lease while it started or sat at its prompt');
+    assert.deepEqual(await leases(), []);
+
+    model.script(turn([toolUse('Bash', { command: 'sleep 4', description: 'wait four seconds' })]), text('Done.'));
+    await tui.submit('wait for four seconds');
+    const lease = await until('an inferred lease while Claude Code works', async () => {
+      await tick();
+      return (await leases())[0];
+    }, 30_000);
+    assert.equal(lease.kind, 'inferred');
+    assert.match(lease.job_ref, /^claude:[0-9a-f-]{36}$/);
+    assert.match(lease.description ?? '', /^Claude Code (busy|shell)$/);
+
+    await until('the lease to end once Claude Code is back at its prompt', async () => ((await tick()).ended > 0 ? true : undefined), 30_000);
+    assert.deepEqual(await leases(), []);
+    const [row] = await t.client.ledger({ kind: 'inferred' });
+    assert.match(row!.release_note ?? '', /at its prompt \(idle\)/);
+    await tui.waitForText('Done.');
+  });
+});
