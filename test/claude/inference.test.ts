@@ -49,18 +49,26 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
       return undefined;
     }
   };
+  const leases = async () => (await t.client.listWaitLeases({ pane: PANE })).filter((lease) => lease.state !== 'ended');
+  const tick = () => t.server.inference!.runOnce();
 
-  it('no lease while Claude Code starts or sits at its prompt; "Claude Code busy" while it works; ended when it is back at its prompt', async () => {
+  /**
+   * Registers the pane, types `commandLine` (which starts Claude Code) at its shell and ticks
+   * every 20 ms until Claude Code says it is at its prompt. Returns how many leases the ticks
+   * acquired, and how many ticks saw Claude Code running with nothing said yet (the moment a
+   * plain process would have been leased).
+   */
+  async function startWatched(commandLine: string): Promise<{ acquired: number; unsaid: number }> {
     const shellPid = tui.panePid();
     await t.client.registerPane({ name: PANE, source: 'vscode', shell_pid: shellPid, shell_start_time: readProcessInfo(shellPid)!.startTime });
-    const leases = async () => (await t.client.listWaitLeases({ pane: PANE })).filter((lease) => lease.state !== 'ended');
-    const tick = () => t.server.inference!.runOnce();
-    const claudePid = () => listProcesses().find((info) => info.ppid === shellPid && info.state !== 'Z')?.pid;
-
-    await tui.type(claudeCommand(['--allowedTools', 'Bash']));
+    // Claude Code in the pane: the shell's child, or its grandchild under a wrapper.
+    const claudePid = () => {
+      const table = listProcesses().filter((info) => info.state !== 'Z');
+      const under = new Set([shellPid, ...table.filter((info) => info.ppid === shellPid).map((info) => info.pid)]);
+      return table.find((info) => info.comm === 'claude.exe' && under.has(info.ppid))?.pid;
+    };
+    await tui.type(commandLine);
     await tui.keys('Enter');
-    // Until Claude Code says it is at its prompt: tick, and count the ticks that saw it running
-    // with no status yet (the moment a plain process would have been leased).
     let unsaid = 0;
     let acquired = 0;
     const deadline = Date.now() + 30_000;
@@ -69,10 +77,14 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
       const status = pid === undefined ? undefined : statusOf(pid);
       acquired += (await tick()).acquired;
       if (pid !== undefined && status === undefined) unsaid += 1;
-      if (status === 'idle') break;
+      if (status === 'idle') return { acquired, unsaid };
       assert.ok(Date.now() < deadline, `Claude Code never said it is idle; screen:\n${tui.screen()}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+  }
+
+  it('no lease while Claude Code starts or sits at its prompt; "Claude Code busy" while it works; ended when it is back at its prompt', async () => {
+    const { acquired, unsaid } = await startWatched(claudeCommand(['--allowedTools', 'Bash']));
     assert.ok(unsaid > 0, 'ticks ran while Claude Code ran and had not said what it does');
     assert.equal(acquired, 0, 'no lease while it started or sat at its prompt');
     assert.deepEqual(await leases(), []);
@@ -90,7 +102,15 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
     await until('the lease to end once Claude Code is back at its prompt', async () => ((await tick()).ended > 0 ? true : undefined), 30_000);
     assert.deepEqual(await leases(), []);
     const [row] = await t.client.ledger({ kind: 'inferred' });
-    assert.match(row!.release_note ?? '', /at its prompt \(idle\)/);
+    assert.match(row!.release_note ?? '', /Claude Code is at its prompt, waiting on the human/);
     await tui.waitForText('Done.');
+  });
+
+  it('started by a wrapper (as npx starts it): no lease while it starts or sits at its prompt', async () => {
+    // bash stays as the pane's job (a second command keeps it from exec'ing claude).
+    const { acquired, unsaid } = await startWatched(`bash -c ${JSON.stringify(`${claudeCommand()}; true`)}`);
+    assert.ok(unsaid > 0, 'ticks ran while Claude Code ran under its wrapper and had not said what it does');
+    assert.equal(acquired, 0, 'no lease on the wrapper while Claude Code started or sat at its prompt');
+    assert.deepEqual(await leases(), []);
   });
 });

@@ -33,6 +33,7 @@ for (const target of storageTargets) {
     let sessions: string;
     let shell: ChildProcess;
     let pane: string;
+    const cleanups: Array<() => void> = [];
 
     beforeEach(async () => {
       sessions = tempDir('claude-sessions');
@@ -47,6 +48,7 @@ for (const target of storageTargets) {
       await t.client.registerPane({ name: pane, source: 'vscode', shell_pid: shell.pid!, shell_start_time: info.startTime });
     });
     afterEach(async () => {
+      for (const cleanup of cleanups.splice(0)) cleanup();
       shell.kill('SIGKILL');
       await t.stop();
       rmSync(sessions, { recursive: true, force: true });
@@ -147,49 +149,79 @@ for (const target of storageTargets) {
       assert.equal((await tick()).acquired, 0, 'a damaged file is no signal either');
     });
 
-    it('Claude Code is a job only while its session file says it works: none while it starts, an unsure moment keeps the lease, its prompt ends it', async () => {
-      // A real process that runs as Claude Code's npm binary does (comm and argv[0] claude.exe);
-      // the program is sleep, linked under that name.
+    /**
+     * Runs `command` at the shell (it starts `claude.exe`: a real process named as Claude Code's
+     * npm binary is, comm and argv[0], whose program is sleep linked under that name); returns
+     * that process, once it runs, and a writer of its session file as Claude Code writes one.
+     */
+    async function startClaudeLookalike(command: (claudeExe: string) => string) {
       const bin = tempDir('claude-bin');
       symlinkSync(['/usr/bin/sleep', '/bin/sleep'].find((path) => existsSync(path))!, join(bin, 'claude.exe'));
-      try {
-        run(`${join(bin, 'claude.exe')} 30`);
-        const claude = await until('the claude.exe child', () => listProcesses().find((info) => info.ppid === shell.pid && info.state !== 'Z' && info.comm === 'claude.exe'));
-        mkdirSync(sessions, { recursive: true });
-        const write = (fields: Record<string, unknown>) =>
-          writeFileSync(
-            join(sessions, `${claude.pid}.json`),
-            JSON.stringify({ pid: claude.pid, sessionId: 'c0ffee00-1111-4222-8333-444455556666', procStart: claude.startTime, kind: 'interactive', ...fields }),
-          );
+      cleanups.push(() => rmSync(bin, { recursive: true, force: true }));
+      run(command(join(bin, 'claude.exe')));
+      const claude = await until('claude.exe in the pane', () => {
+        const table = listProcesses().filter((info) => info.state !== 'Z');
+        const inPane = new Set([shell.pid!, ...table.filter((info) => info.ppid === shell.pid).map((info) => info.pid)]);
+        return table.find((info) => info.comm === 'claude.exe' && inPane.has(info.ppid));
+      });
+      mkdirSync(sessions, { recursive: true });
+      const write = (fields: Record<string, unknown> | string) =>
+        writeFileSync(
+          join(sessions, `${claude.pid}.json`),
+          typeof fields === 'string'
+            ? fields
+            : JSON.stringify({ pid: claude.pid, sessionId: 'c0ffee00-1111-4222-8333-444455556666', procStart: claude.startTime, kind: 'interactive', ...fields }),
+        );
+      return { claude, write };
+    }
 
-        // Claude Code 2.1.332 writes its session file about 0.3 s after it starts and its first
-        // status (idle, at its prompt) about 0.2 s later: a tick before then saw a plain process.
-        assert.equal((await tick()).acquired, 0, 'starting, no session file yet: not a job');
-        write({});
-        assert.equal((await tick()).acquired, 0, 'a session file with no status yet: not a job');
-        write({ status: 'idle' });
-        assert.equal((await tick()).acquired, 0, 'at its prompt');
-        assert.deepEqual(await leases(), []);
+    it('Claude Code is a job only while its session file says it works: none while it starts, an unsure moment keeps the lease, its prompt ends it', async () => {
+      const { write } = await startClaudeLookalike((claudeExe) => `${claudeExe} 30`);
+      // Claude Code 2.1.332 writes its session file about 0.3 s after it starts and its first
+      // status (idle, at its prompt) about 0.2 s later: a tick before then saw a plain process.
+      assert.equal((await tick()).acquired, 0, 'starting, no session file yet: not a job');
+      write({ entrypoint: 'cli' });
+      assert.equal((await tick()).acquired, 0, 'a session file with no status yet: not a job');
+      write({ entrypoint: 'cli', status: 'idle' });
+      assert.equal((await tick()).acquired, 0, 'at its prompt');
+      assert.deepEqual(await leases(), []);
 
-        write({ status: 'busy' });
-        assert.equal((await tick()).acquired, 1);
-        const [lease] = await leases();
-        assert.equal(lease!.job_ref, 'claude:c0ffee00-1111-4222-8333-444455556666');
+      write({ entrypoint: 'cli', status: 'busy' });
+      assert.equal((await tick()).acquired, 1);
+      const [lease] = await leases();
+      assert.equal(lease!.job_ref, 'claude:c0ffee00-1111-4222-8333-444455556666');
 
-        write({ status: 'compacting' });
-        const unknown = await tick();
-        assert.deepEqual([unknown.acquired, unknown.ended], [0, 0], 'a status this reading does not know changes nothing');
-        writeFileSync(join(sessions, `${claude.pid}.json`), '{"pid": ');
-        assert.equal((await tick()).ended, 0, 'nor does a file caught mid-write');
-        assert.deepEqual((await leases()).map((held) => held.lease_id), [lease!.lease_id]);
+      write({ entrypoint: 'cli', status: 'compacting' });
+      const unknown = await tick();
+      assert.deepEqual([unknown.acquired, unknown.ended], [0, 0], 'a status this reading does not know changes nothing');
+      write('{"pid": ');
+      assert.equal((await tick()).ended, 0, 'nor does a file caught mid-write');
+      assert.deepEqual((await leases()).map((held) => held.lease_id), [lease!.lease_id]);
 
-        write({ status: 'idle' });
-        assert.equal((await tick()).ended, 1);
-        const [row] = await t.client.ledger({ kind: 'inferred' });
-        assert.match(row!.release_note ?? '', /Claude Code \(pid \d+\) is at its prompt \(idle\)/);
-      } finally {
-        rmSync(bin, { recursive: true, force: true });
-      }
+      write({ entrypoint: 'cli', status: 'idle' });
+      assert.equal((await tick()).ended, 1);
+      const [row] = await t.client.ledger({ kind: 'inferred' });
+      assert.match(row!.release_note ?? '', /Claude Code is at its prompt, waiting on the human/);
+    });
+
+    it("interactive Claude Code under a wrapper (npx, a script) is the pane's program; a scripted run inside a job is part of the job", async () => {
+      // The wrapper stays (a second command after claude keeps sh from exec'ing it).
+      const { claude, write } = await startClaudeLookalike((claudeExe) => `sh -c '${claudeExe} 30; true'`);
+      const wrapper = readProcessInfo(claude.ppid)!;
+      assert.equal((await tick()).acquired, 0, 'Claude Code starting under its wrapper, no session file yet: not a job');
+      write({ entrypoint: 'cli', status: 'idle' });
+      assert.equal((await tick()).acquired, 0, 'Claude Code at its prompt, under npx or a script: not a job');
+      write({ entrypoint: 'cli', status: 'busy' });
+      assert.equal((await tick()).acquired, 1);
+      const [lease] = await leases();
+      assert.equal(lease!.job_ref, 'claude:c0ffee00-1111-4222-8333-444455556666');
+      assert.deepEqual(lease!.observer, { kind: 'pid', pid: wrapper.pid, start_time: wrapper.startTime }, "held on the wrapper, the pane's job");
+      write({ entrypoint: 'cli', status: 'idle' });
+      assert.equal((await tick()).ended, 1, 'back at its prompt');
+
+      write({ entrypoint: 'sdk-cli', status: 'idle' });
+      assert.equal((await tick()).acquired, 1, 'claude -p inside a job: the job runs on');
+      assert.equal((await leases())[0]!.job_ref, `sh@${wrapper.pid}`);
     });
 
     it('shell-integration reports over REST: the command line names the job, output is progress, the end report ends it with the exit code', async () => {

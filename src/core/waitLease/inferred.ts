@@ -45,7 +45,12 @@ export interface ClaudeSessionSignal {
   sessionId: string | null;
   /** busy, shell, idle, waiting, or anything newer (treated as unknown). */
   status: string | null;
+  /** How it was started: `cli` is the interactive program, `sdk-cli` a scripted run (`claude -p`). */
+  entrypoint?: string | null;
 }
+
+/** The entry point of Claude Code run interactively (`claude -p` writes `sdk-cli`). */
+const CLAUDE_INTERACTIVE_ENTRYPOINT = 'cli';
 
 /** What VS Code's shell integration reported for the pane's current command. */
 export interface ShellExecutionSignal {
@@ -66,7 +71,9 @@ export interface PaneObservation {
   children: readonly SeenProcess[];
   /** Every pid in the subtree of each child (the child included), for "is this declared lease the same job". */
   subtreeOf: (pid: number) => ReadonlySet<number>;
-  /** Session files of Claude Code processes, by pid. */
+  /** The kernel's name (comm) of a process in the table, by pid. */
+  commOf: (pid: number) => string | undefined;
+  /** Session files of Claude Code processes in the head's subtree (the head included), by pid. */
   claude: ReadonlyMap<number, ClaudeSessionSignal>;
   /** Shell integration's report for this pane, if any. */
   execution: ShellExecutionSignal | null;
@@ -119,17 +126,37 @@ export function isClaudeCodeProcess(process: SeenProcess): boolean {
 export const UNSURE = 'unsure' as const;
 
 /**
+ * Interactive Claude Code under `head`, a wrapper that started it (npx, a script): then Claude
+ * Code is the pane's program, and its session says what the pane does. A scripted run (`claude
+ * -p`) under a job is part of that job and says nothing of it. UNSURE: a process named as Claude
+ * Code is there whose session file says nothing yet (interactive or scripted, it cannot tell).
+ */
+function claudeUnder(observation: PaneObservation, head: SeenProcess): ClaudeSessionSignal | typeof UNSURE | null {
+  let unsaid = false;
+  for (const pid of observation.subtreeOf(head.pid)) {
+    if (pid === head.pid) continue;
+    const session = observation.claude.get(pid);
+    if (session?.entrypoint === CLAUDE_INTERACTIVE_ENTRYPOINT) return session;
+    if (!session && CLAUDE_PROGRAM_NAMES.includes(observation.commOf(pid) ?? '')) unsaid = true;
+  }
+  return unsaid ? UNSURE : null;
+}
+
+/**
  * The pane's foreground job as the signals show it; null when nothing runs or an agent sits at
  * its prompt; UNSURE when Claude Code runs there and its session file does not say it works:
  * before the file says anything (about half a second from its start, seen with 2.1.332), a
  * status this reading does not know, a file unreadable for the moment. An agent's own process
- * is a job only while it says so; UNSURE starts no lease and ends none.
+ * is a job only while it says so; UNSURE starts no lease and ends none. Interactive Claude Code
+ * started by a wrapper counts as the pane's program; the lease is held on the wrapper.
  */
 export function inferredTarget(observation: PaneObservation): { process: SeenProcess; session: ClaudeSessionSignal | null } | typeof UNSURE | null {
   if (!observation.shellAlive) return null;
   const head = observation.children[0];
   if (!head) return null;
-  const session = observation.claude.get(head.pid) ?? null;
+  const under = observation.claude.has(head.pid) || isClaudeCodeProcess(head) ? null : claudeUnder(observation, head);
+  if (under === UNSURE) return UNSURE;
+  const session = observation.claude.get(head.pid) ?? under;
   if (session === null && !isClaudeCodeProcess(head)) return { process: head, session: null };
   const status = session?.status ?? null;
   // Claude Code at its prompt is waiting on the human, not on a job: no lease from it.
@@ -183,7 +210,7 @@ export function decideInference(observation: PaneObservation, leases: readonly W
       const why = !observation.shellAlive
         ? "the pane's shell exited"
         : atPrompt
-          ? `Claude Code (pid ${pid}) is at its prompt (${observation.claude.get(head.pid)?.status ?? 'idle'}), waiting on the human`
+          ? 'Claude Code is at its prompt, waiting on the human'
           : found === null || pid !== found.process.pid
           ? `target pid ${pid ?? '?'} is no longer the pane's running job${exit}`
           : `target pid ${pid} now belongs to another process${exit}`;

@@ -105,6 +105,7 @@ export function readClaudeSession(dir: string, process: { pid: number; startTime
     return {
       sessionId: typeof record.sessionId === 'string' && record.sessionId !== '' ? record.sessionId : null,
       status: typeof record.status === 'string' ? record.status : null,
+      entrypoint: typeof record.entrypoint === 'string' ? record.entrypoint : null,
     };
   } catch {
     return null;
@@ -189,14 +190,18 @@ export class InferenceObserver {
         const shellAlive = shell !== undefined && shell.startTime === pane.shellStartTime;
         const children = shellAlive ? [...(childrenOf.get(shell.pid) ?? [])].sort(byStart) : [];
         const seen: SeenProcess[] = children.map((child) => ({ pid: child.pid, startTime: child.startTime, comm: child.comm, commandLine: null }));
-        // Only the head's command line and session file matter (inferred.ts inferredTarget).
+        // Only the head's command line and the session files of its subtree (Claude Code itself,
+        // or under a wrapper such as npx) matter (inferred.ts inferredTarget).
         const head = seen[0];
         const claude = new Map<number, ClaudeSessionSignal>();
         if (head) {
           head.commandLine = readArgs(head.pid);
-          if (sessionsDir !== null && withSession.has(head.pid)) {
-            const session = readClaudeSession(sessionsDir, head);
-            if (session) claude.set(head.pid, session);
+          if (sessionsDir !== null && withSession.size > 0) {
+            for (const pid of subtreeOf(head.pid)) {
+              const process = byPid.get(pid);
+              const session = process && withSession.has(pid) ? readClaudeSession(sessionsDir, process) : null;
+              if (session) claude.set(pid, session);
+            }
           }
         }
         const observation: PaneObservation = {
@@ -205,6 +210,7 @@ export class InferenceObserver {
           shellAlive,
           children: seen,
           subtreeOf,
+          commOf: (pid) => byPid.get(pid)?.comm,
           claude,
           execution: this.executions.of(humanId, pane.name, pane.generation),
         };
