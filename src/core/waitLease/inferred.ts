@@ -154,10 +154,10 @@ export function inferredTarget(observation: PaneObservation): { process: SeenPro
   if (!observation.shellAlive) return null;
   const head = observation.children[0];
   if (!head) return null;
-  const under = observation.claude.has(head.pid) || isClaudeCodeProcess(head) ? null : claudeUnder(observation, head);
-  if (under === UNSURE) return UNSURE;
-  const session = observation.claude.get(head.pid) ?? under;
-  if (session === null && !isClaudeCodeProcess(head)) return { process: head, session: null };
+  const headIsClaude = observation.claude.has(head.pid) || isClaudeCodeProcess(head);
+  const session = headIsClaude ? (observation.claude.get(head.pid) ?? null) : claudeUnder(observation, head);
+  if (session === UNSURE) return UNSURE;
+  if (session === null && !headIsClaude) return { process: head, session: null };
   const status = session?.status ?? null;
   // Claude Code at its prompt is waiting on the human, not on a job: no lease from it.
   if (status !== null && CLAUDE_AT_PROMPT_STATUSES.includes(status)) return null;

@@ -166,8 +166,14 @@ export class InferenceObserver {
       if (siblings) siblings.push(info);
       else childrenOf.set(info.ppid, [info]);
     }
+    // A pane's subtree is asked for several times a tick (session files, Claude Code under a
+    // wrapper, supersession): walked once.
+    const subtrees = new Map<number, Set<number>>();
     const subtreeOf = (root: number): Set<number> => {
+      const known = subtrees.get(root);
+      if (known) return known;
       const seen = new Set<number>([root]);
+      subtrees.set(root, seen);
       const queue = [root];
       while (queue.length > 0) {
         for (const child of childrenOf.get(queue.pop()!) ?? []) {
