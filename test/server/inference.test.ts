@@ -84,7 +84,11 @@ for (const target of storageTargets) {
 
       t.server.inference!.executions.start(t.server.human.id, pane, 1, 'sleep 30');
       process.kill(sleep.pid, 'SIGTERM');
-      await until('the sleep exit', () => (readProcessInfo(sleep.pid) === null || readProcessInfo(sleep.pid)!.state === 'Z' ? true : undefined));
+      // One read per probe: between two, the process can be reaped (a null the second time).
+      await until('the sleep exit', () => {
+        const info = readProcessInfo(sleep.pid);
+        return info === null || info.state === 'Z' ? true : undefined;
+      });
       t.server.inference!.executions.end(t.server.human.id, pane, 1, 143);
       const after = await tick();
       assert.equal(after.ended, 1, 'within one tick of the exit');
