@@ -3,7 +3,8 @@
 // (~/.claude/sessions/<pid>.json) says it works. It writes that file about 0.3 s after it starts
 // and its first status (idle) about 0.2 s later; an observation tick in between saw a plain
 // long-running process and leased it, so the pane read "awaiting claude.exe@pid" while Claude
-// Code sat at its prompt. Ticks here run by hand, every 20 ms, from before Claude Code starts.
+// Code sat at its prompt. A permission prompt (status "waiting") is waiting on the human too.
+// Ticks here run by hand, every 20 ms, from before Claude Code starts.
 // The ONLY fake is the scripted stand-in for the Anthropic Messages API.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -52,6 +53,14 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
   const leases = async () => (await t.client.listWaitLeases({ pane: PANE })).filter((lease) => lease.state !== 'ended');
   const tick = () => t.server.inference!.runOnce();
 
+  /** Claude Code's pid in the pane: the shell's child, or its grandchild under a wrapper. */
+  const claudeOf = (): number | undefined => {
+    const shellPid = tui.panePid();
+    const table = listProcesses().filter((info) => info.state !== 'Z');
+    const under = new Set([shellPid, ...table.filter((info) => info.ppid === shellPid).map((info) => info.pid)]);
+    return table.find((info) => info.comm === 'claude.exe' && under.has(info.ppid))?.pid;
+  };
+
   /**
    * Registers the pane, types `commandLine` (which starts Claude Code) at its shell and ticks
    * every 20 ms until Claude Code says it is at its prompt. Returns how many leases the ticks
@@ -61,19 +70,13 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
   async function startWatched(commandLine: string): Promise<{ acquired: number; unsaid: number }> {
     const shellPid = tui.panePid();
     await t.client.registerPane({ name: PANE, source: 'vscode', shell_pid: shellPid, shell_start_time: readProcessInfo(shellPid)!.startTime });
-    // Claude Code in the pane: the shell's child, or its grandchild under a wrapper.
-    const claudePid = () => {
-      const table = listProcesses().filter((info) => info.state !== 'Z');
-      const under = new Set([shellPid, ...table.filter((info) => info.ppid === shellPid).map((info) => info.pid)]);
-      return table.find((info) => info.comm === 'claude.exe' && under.has(info.ppid))?.pid;
-    };
     await tui.type(commandLine);
     await tui.keys('Enter');
     let unsaid = 0;
     let acquired = 0;
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const pid = claudePid();
+      const pid = claudeOf();
       const status = pid === undefined ? undefined : statusOf(pid);
       acquired += (await tick()).acquired;
       if (pid !== undefined && status === undefined) unsaid += 1;
@@ -83,14 +86,21 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
     }
   }
 
-  it('no lease while Claude Code starts or sits at its prompt; "Claude Code busy" while it works; ended when it is back at its prompt', async () => {
+  it('no lease while Claude Code starts, sits at its prompt or asks permission; "Claude Code busy" while it works', async () => {
     const { acquired, unsaid } = await startWatched(claudeCommand(['--allowedTools', 'Bash']));
     assert.ok(unsaid > 0, 'ticks ran while Claude Code ran and had not said what it does');
     assert.equal(acquired, 0, 'no lease while it started or sat at its prompt');
     assert.deepEqual(await leases(), []);
 
-    model.script(turn([toolUse('Bash', { command: 'sleep 4', description: 'wait four seconds' })]), text('Done.'));
-    await tui.submit('wait for four seconds');
+    // A Bash command it may run (allowed), then a Write it must ask for: the permission prompt
+    // is Claude Code waiting on the human (its status says "waiting").
+    const note = path.join(home.workDir, 'note.txt');
+    model.script(
+      turn([toolUse('Bash', { command: 'sleep 4', description: 'wait four seconds' })]),
+      turn([toolUse('Write', { file_path: note, content: 'hello\n' })]),
+      text('Done.'),
+    );
+    await tui.submit('wait for four seconds, then write a note');
     const lease = await until('an inferred lease while Claude Code works', async () => {
       await tick();
       return (await leases())[0];
@@ -99,11 +109,19 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
     assert.match(lease.job_ref, /^claude:[0-9a-f-]{36}$/);
     assert.match(lease.description ?? '', /^Claude Code (busy|shell)$/);
 
-    await until('the lease to end once Claude Code is back at its prompt', async () => ((await tick()).ended > 0 ? true : undefined), 30_000);
+    await until('the lease to end at the permission prompt', async () => ((await tick()).ended > 0 ? true : undefined), 30_000);
+    assert.match(tui.screen(), /Do you want/, 'ended because Claude Code asks the human');
     assert.deepEqual(await leases(), []);
     const [row] = await t.client.ledger({ kind: 'inferred' });
     assert.match(row!.release_note ?? '', /Claude Code is at its prompt, waiting on the human/);
+    assert.equal((await tick()).acquired, 0, 'none while the prompt waits');
+
+    await tui.keys('Enter');
     await tui.waitForText('Done.');
+    assert.equal(fs.readFileSync(note, 'utf8'), 'hello\n');
+    await until('Claude Code back at its prompt', async () => (statusOf(claudeOf()!) === 'idle' ? true : undefined), 30_000);
+    await tick();
+    assert.deepEqual(await leases(), [], 'none at its prompt');
   });
 
   it('started by a wrapper (as npx starts it): no lease while it starts or sits at its prompt', async () => {
