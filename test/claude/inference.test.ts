@@ -124,6 +124,38 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
     assert.deepEqual(await leases(), [], 'none at its prompt');
   });
 
+  it('a scripted run (claude -p) in the pane is a job from its start until it exits', async () => {
+    const shellPid = tui.panePid();
+    await t.client.registerPane({ name: PANE, source: 'vscode', shell_pid: shellPid, shell_start_time: readProcessInfo(shellPid)!.startTime });
+    model.script(turn([toolUse('Bash', { command: 'sleep 3', description: 'wait three seconds' })]), text('Done.'));
+    await tui.type(claudeCommand(['-p', 'wait for three seconds', '--allowedTools', 'Bash']));
+    await tui.keys('Enter');
+    // Tick every 20 ms while it runs: leased from a tick before its session file said anything,
+    // and never ended while it ran (its last status, idle, comes just before it exits).
+    let pid: number | undefined;
+    let leasedBeforeItSaid = false;
+    let endedWhileRunning = 0;
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const now = claudeOf();
+      if (now === undefined && pid !== undefined) break;
+      pid ??= now;
+      const said = now !== undefined && statusOf(now) !== undefined;
+      const result = await tick();
+      if (now !== undefined && !said && result.acquired > 0) leasedBeforeItSaid = true;
+      // Running before and after the tick: an end then is not its exit.
+      if (now !== undefined && claudeOf() === now) endedWhileRunning += result.ended;
+      assert.ok(Date.now() < deadline, `claude -p never ended; screen:\n${tui.screen()}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(leasedBeforeItSaid, 'a job from its start');
+    assert.equal(endedWhileRunning, 0, 'kept while it ran, whatever its status said');
+    await tick();
+    assert.deepEqual(await leases(), [], 'ended within one tick of its exit');
+    const [row] = await t.client.ledger({ kind: 'inferred' });
+    assert.match(row!.release_note ?? '', /no longer the pane's running job/);
+  });
+
   it('started by a wrapper (as npx starts it): no lease while it starts or sits at its prompt', async () => {
     // bash stays as the pane's job (a second command keeps it from exec'ing claude).
     const { acquired, unsaid } = await startWatched(`bash -c ${JSON.stringify(`${claudeCommand()}; true`)}`);

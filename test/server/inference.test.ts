@@ -155,12 +155,12 @@ for (const target of storageTargets) {
 
     /**
      * Runs `command` at the shell (it starts `claude.exe`: a real process named as Claude Code's
-     * npm binary is, comm and argv[0], whose program is sleep linked under that name); returns
+     * npm binary is, comm and argv[0], whose program is sleep or sh linked under that name); returns
      * that process, once it runs, and a writer of its session file as Claude Code writes one.
      */
-    async function startClaudeLookalike(command: (claudeExe: string) => string) {
+    async function startClaudeLookalike(command: (claudeExe: string) => string, program: 'sleep' | 'sh' = 'sleep') {
       const bin = tempDir('claude-bin');
-      symlinkSync(['/usr/bin/sleep', '/bin/sleep'].find((path) => existsSync(path))!, join(bin, 'claude.exe'));
+      symlinkSync([`/usr/bin/${program}`, `/bin/${program}`].find((path) => existsSync(path))!, join(bin, 'claude.exe'));
       cleanups.push(() => rmSync(bin, { recursive: true, force: true }));
       run(command(join(bin, 'claude.exe')));
       const claude = await until('claude.exe in the pane', () => {
@@ -226,6 +226,27 @@ for (const target of storageTargets) {
       write({ entrypoint: 'sdk-cli', status: 'idle' });
       assert.equal((await tick()).acquired, 1, 'claude -p inside a job: the job runs on');
       assert.equal((await leases())[0]!.job_ref, `sh@${wrapper.pid}`);
+    });
+
+    it('a scripted run (claude -p) is a job from its start until it exits, whatever its status says', async () => {
+      // sh under Claude Code's name, with -p among its arguments as `claude -p` has.
+      const { claude, write } = await startClaudeLookalike((claudeExe) => `${claudeExe} -c 'sleep 30; true' -p`, 'sh');
+      assert.equal((await tick()).acquired, 1, 'a job from its start, before its session file says anything');
+      const [lease] = await leases();
+      assert.equal(lease!.job_ref, `claude.exe@${claude.pid}`);
+      write({ entrypoint: 'sdk-cli', status: 'busy' });
+      assert.deepEqual([(await tick()).ended, (await leases()).length], [0, 1], 'kept when its file appears');
+      write({ entrypoint: 'sdk-cli', status: 'idle' });
+      assert.equal((await tick()).ended, 0, 'its idle just before it exits does not end it: its exit does');
+    });
+
+    it('a scripted run inside a job is part of the job, before and after its session file says anything', async () => {
+      const { claude, write } = await startClaudeLookalike((claudeExe) => `sh -c '${claudeExe} -c "sleep 30; true" -p; true'`, 'sh');
+      const job = readProcessInfo(claude.ppid)!;
+      assert.equal((await tick()).acquired, 1, 'the job is leased at once');
+      assert.equal((await leases())[0]!.job_ref, `sh@${job.pid}`);
+      write({ entrypoint: 'sdk-cli', status: 'idle' });
+      assert.deepEqual([(await tick()).ended, (await leases()).length], [0, 1]);
     });
 
     it('shell-integration reports over REST: the command line names the job, output is progress, the end report ends it with the exit code', async () => {

@@ -8,8 +8,9 @@
 //   verdict keeps reading UNKNOWN), never satisfies "safe to keep billing", never upgrades
 //   toward declared; its progress is recorded and shown, never escalated (fuses.ts);
 // - a declared lease for the same job supersedes it;
-// - Claude Code's own process is a job only while its session file says it works (busy, shell):
-//   at its prompt it waits on the human, and while it has not said, it starts and ends nothing.
+// - interactive Claude Code is a job only while its session file says it works (busy, shell):
+//   at its prompt it waits on the human, and while it has not said, it starts and ends nothing;
+//   a scripted run (`claude -p`) is a job like any other until it exits.
 // This module decides, per pane and per observation tick, what the observer does. It reads
 // nothing: the server's observer (src/server/waitLeases/inference.ts) brings the process table,
 // the session files and the shell-integration reports.
@@ -30,6 +31,8 @@ export const CLAUDE_AT_PROMPT_STATUSES: readonly string[] = ['idle', 'waiting'];
  */
 const CLAUDE_PROGRAM_NAMES: readonly string[] = ['claude', 'claude.exe'];
 const CLAUDE_NODE_ENTRY = /(^|[\s/])@anthropic-ai\/claude-code\/cli\.m?js(\s|$)/;
+/** The flag of a scripted run, `claude -p` / `--print`, as a word of its command line. */
+const CLAUDE_PRINT_FLAG = /(^|\s)(-p|--print)(\s|$)/;
 
 /** One process as the observer saw it. */
 export interface SeenProcess {
@@ -45,11 +48,11 @@ export interface ClaudeSessionSignal {
   sessionId: string | null;
   /** busy, shell, idle, waiting, or anything newer (treated as unknown). */
   status: string | null;
-  /** How it was started: `cli` is the interactive program, `sdk-cli` a scripted run (`claude -p`). */
+  /** How it was started: `cli` is the interactive program; `sdk-cli` (`claude -p`) and the rest are scripted. */
   entrypoint?: string | null;
 }
 
-/** The entry point of Claude Code run interactively (`claude -p` writes `sdk-cli`). */
+/** The entry point of Claude Code run interactively in a terminal. */
 const CLAUDE_INTERACTIVE_ENTRYPOINT = 'cli';
 
 /** What VS Code's shell integration reported for the pane's current command. */
@@ -73,6 +76,8 @@ export interface PaneObservation {
   subtreeOf: (pid: number) => ReadonlySet<number>;
   /** The kernel's name (comm) of a process in the table, by pid. */
   commOf: (pid: number) => string | undefined;
+  /** A process's argv joined with spaces (null: unreadable); read when asked. */
+  commandLineOf: (pid: number) => string | null;
   /** Session files of Claude Code processes in the head's subtree (the head included), by pid. */
   claude: ReadonlyMap<number, ClaudeSessionSignal>;
   /** Shell integration's report for this pane, if any. */
@@ -125,44 +130,67 @@ export function isClaudeCodeProcess(process: SeenProcess): boolean {
 /** The pane's foreground job when Claude Code runs there but has not said what it is doing. */
 export const UNSURE = 'unsure' as const;
 
+/** The pane's job, or none, or UNSURE (inferredTarget). */
+type InferredTarget = { process: SeenProcess; session: ClaudeSessionSignal | null } | typeof UNSURE | null;
+
+/**
+ * Claude Code run as a script (`claude -p`, or any entry point but the terminal's): a job like
+ * any other until it exits, whatever its status says. Its session file says so once written;
+ * before that, its command line.
+ */
+function isScriptedRun(session: ClaudeSessionSignal | null, commandLine: () => string | null): boolean {
+  if (session?.entrypoint) return session.entrypoint !== CLAUDE_INTERACTIVE_ENTRYPOINT;
+  return CLAUDE_PRINT_FLAG.test(commandLine() ?? '');
+}
+
+/** Interactive Claude Code as the pane's program: its status decides (see inferredTarget). */
+function interactiveTarget(process: SeenProcess, session: ClaudeSessionSignal | null): InferredTarget {
+  const status = session?.status ?? null;
+  // Claude Code at its prompt is waiting on the human, not on a job: no lease from it.
+  if (status !== null && CLAUDE_AT_PROMPT_STATUSES.includes(status)) return null;
+  if (status !== null && CLAUDE_WORKING_STATUSES.includes(status)) return { process, session };
+  return UNSURE;
+}
+
 /**
  * Interactive Claude Code under `head`, a wrapper that started it (npx, a script): then Claude
- * Code is the pane's program, and its session says what the pane does. A scripted run (`claude
- * -p`) under a job is part of that job and says nothing of it. UNSURE: a process named as Claude
- * Code is there whose session file says nothing yet (interactive or scripted, it cannot tell).
+ * Code is the pane's program, and its session says what the pane does; UNSURE while one there
+ * (known by name) has not said anything yet. A scripted run under a job is part of that job.
  */
-function claudeUnder(observation: PaneObservation, head: SeenProcess): ClaudeSessionSignal | typeof UNSURE | null {
+function interactiveClaudeUnder(observation: PaneObservation, head: SeenProcess): ClaudeSessionSignal | typeof UNSURE | null {
   let unsaid = false;
   for (const pid of observation.subtreeOf(head.pid)) {
     if (pid === head.pid) continue;
-    const session = observation.claude.get(pid);
-    if (session?.entrypoint === CLAUDE_INTERACTIVE_ENTRYPOINT) return session;
-    if (!session && CLAUDE_PROGRAM_NAMES.includes(observation.commOf(pid) ?? '')) unsaid = true;
+    const session = observation.claude.get(pid) ?? null;
+    const named = CLAUDE_PROGRAM_NAMES.includes(observation.commOf(pid) ?? '');
+    if (!session && !named) continue;
+    if (isScriptedRun(session, () => observation.commandLineOf(pid))) continue;
+    if (session) return session;
+    unsaid = true;
   }
   return unsaid ? UNSURE : null;
 }
 
 /**
  * The pane's foreground job as the signals show it; null when nothing runs or an agent sits at
- * its prompt; UNSURE when Claude Code runs there and its session file does not say it works:
- * before the file says anything (about half a second from its start, seen with 2.1.332), a
- * status this reading does not know, a file unreadable for the moment. An agent's own process
- * is a job only while it says so; UNSURE starts no lease and ends none. Interactive Claude Code
- * started by a wrapper counts as the pane's program; the lease is held on the wrapper.
+ * its prompt; UNSURE when interactive Claude Code runs there and its session file does not say
+ * it works: before the file says anything (about half a second from its start, seen with
+ * 2.1.332), a status this reading does not know, a file unreadable for the moment or kept where
+ * this server does not look. An agent's own process is a job only while it says so; UNSURE
+ * starts no lease and ends none. Interactive Claude Code started by a wrapper counts as the
+ * pane's program (the lease is held on the wrapper); a scripted run is a job until it exits.
  */
-export function inferredTarget(observation: PaneObservation): { process: SeenProcess; session: ClaudeSessionSignal | null } | typeof UNSURE | null {
+export function inferredTarget(observation: PaneObservation): InferredTarget {
   if (!observation.shellAlive) return null;
   const head = observation.children[0];
   if (!head) return null;
-  const headIsClaude = observation.claude.has(head.pid) || isClaudeCodeProcess(head);
-  const session = headIsClaude ? (observation.claude.get(head.pid) ?? null) : claudeUnder(observation, head);
-  if (session === UNSURE) return UNSURE;
-  if (session === null && !headIsClaude) return { process: head, session: null };
-  const status = session?.status ?? null;
-  // Claude Code at its prompt is waiting on the human, not on a job: no lease from it.
-  if (status !== null && CLAUDE_AT_PROMPT_STATUSES.includes(status)) return null;
-  if (status !== null && CLAUDE_WORKING_STATUSES.includes(status)) return { process: head, session };
-  return UNSURE;
+  const session = observation.claude.get(head.pid) ?? null;
+  if (session || isClaudeCodeProcess(head)) {
+    return isScriptedRun(session, () => head.commandLine) ? { process: head, session } : interactiveTarget(head, session);
+  }
+  const under = interactiveClaudeUnder(observation, head);
+  if (under === null) return { process: head, session: null };
+  return under === UNSURE ? UNSURE : interactiveTarget(head, under);
 }
 
 function targetPid(lease: WaitLeaseRecord): number | null {

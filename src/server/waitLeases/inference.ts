@@ -217,6 +217,7 @@ export class InferenceObserver {
           children: seen,
           subtreeOf,
           commOf: (pid) => byPid.get(pid)?.comm,
+          commandLineOf: (pid) => (pid === head?.pid ? head.commandLine : readArgs(pid)),
           claude,
           execution: this.executions.of(humanId, pane.name, pane.generation),
         };
