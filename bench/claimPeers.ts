@@ -29,6 +29,7 @@ import { serverSpawnSettings } from '../src/runtime/serverMemory.ts';
 import { generateOrderedId } from '../src/server/auth/tokens.ts';
 import { silentLogger, startLeaseServer, type LeaseServer } from '../src/server/app.ts';
 import type { EndpointRecord } from '../src/server/claims/records.ts';
+import { vendWorker } from '../test/support/server.ts';
 import { postgresTarget, sqliteTarget, type StorageTarget } from '../test/support/storage.ts';
 import { MCP_CLAIMS, mcpLatency } from './claims.ts';
 import { mcpSdkFloor } from './support/mcpSdkFloor.ts';
@@ -90,8 +91,7 @@ async function startServer(target: StorageTarget): Promise<{ server: LeaseServer
   const server = await startLeaseServer({ storage: config, runtimeDir, logger: silentLogger, singleInstance: false });
   const endpoints: EndpointRecord[] = [];
   for (let index = 0; index < 8; index++) {
-    const vended = await server.claims.vendEndpoint(server.human, { slug: `w${index}` });
-    endpoints.push((await server.claimStore.getEndpoint(vended.endpoint.id))!);
+    endpoints.push(await vendWorker(server, { slug: `w${index}` }));
   }
   return {
     server,

@@ -14,6 +14,7 @@ import { silentLogger, startLeaseServer, type LeaseServer } from '../src/server/
 import type { EndpointRecord } from '../src/server/claims/records.ts';
 import { readDiscovery } from '../src/runtime/discovery.ts';
 import { fmtMs, median, percentile, report, rssMb } from './stats.ts';
+import { vendWorker } from '../test/support/server.ts';
 import { postgresTarget, sqliteTarget, type StorageTarget } from '../test/support/storage.ts';
 
 const databaseUrl = process.env.LEASEHOLD_BENCH_DATABASE_URL ?? process.env.LEASEHOLD_TEST_DATABASE_URL;
@@ -37,8 +38,7 @@ async function throughput(target: StorageTarget, workers: number): Promise<void>
   await withServer(target, async (server) => {
     const endpoints: EndpointRecord[] = [];
     for (let index = 0; index < workers; index++) {
-      const vended = await server.claims.vendEndpoint(server.human, { slug: `w${index}` });
-      endpoints.push((await server.claimStore.getEndpoint(vended.endpoint.id))!);
+      endpoints.push(await vendWorker(server, { slug: `w${index}` }));
     }
     for (let index = 0; index < TODOS_PER_RUN; index++) await server.claims.createTodo(server.human, { queue: 'bench', title: `t${index}` });
     const claimLatencies: number[] = [];
@@ -110,8 +110,7 @@ async function childClientLatencies(url: string, token: string, count: number): 
 
 async function reaperLag(target: StorageTarget): Promise<void> {
   await withServer(target, async (server) => {
-    const vended = await server.claims.vendEndpoint(server.human, { slug: 'lag' });
-    const endpoint = (await server.claimStore.getEndpoint(vended.endpoint.id))!;
+    const endpoint = await vendWorker(server, { slug: 'lag' });
     const expiries = new Map<string, number>();
     const lags: number[] = [];
     const done = new Promise<void>((resolve) => {

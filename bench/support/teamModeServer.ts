@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { systemClock } from '../../src/core/clock.ts';
 import { silentLogger, startLeaseServer } from '../../src/server/app.ts';
 import type { EndpointRecord } from '../../src/server/claims/records.ts';
+import { vendWorker } from '../../test/support/server.ts';
 
 const env = process.env;
 const server = await startLeaseServer({
@@ -26,8 +27,7 @@ process.stdout.write(`${JSON.stringify({ url: server.url, token: server.token })
 async function work(queue: string, workers: number): Promise<{ completed: number; seconds: number }> {
   const endpoints: EndpointRecord[] = [];
   for (let index = 0; index < workers; index++) {
-    const vended = await server.claims.vendEndpoint(server.human, { slug: `${name}-${queue}-${index}` });
-    endpoints.push((await server.claimStore.getEndpoint(vended.endpoint.id))!);
+    endpoints.push(await vendWorker(server, { slug: `${name}-${queue}-${index}` }));
   }
   let completed = 0;
   const started = performance.now();

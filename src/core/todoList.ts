@@ -13,7 +13,7 @@ export const TODO_LIST_ORDER: ReadonlyArray<{ state: TodoView['state']; newestFi
 ];
 
 /** A state's place in TODO_LIST_ORDER (0 first). */
-export function todoStateRank(state: TodoView['state']): number {
+function todoStateRank(state: TodoView['state']): number {
   return TODO_LIST_ORDER.findIndex((part) => part.state === state);
 }
 

@@ -4,8 +4,9 @@
 // and its first status (idle) about 0.2 s later; an observation tick in between saw a plain
 // long-running process and leased it, so the pane read "awaiting claude.exe@pid" while Claude
 // Code sat at its prompt. A permission prompt (status "waiting") is waiting on the human too.
-// Ticks here run by hand, every 20 ms, from before Claude Code starts.
-// The ONLY fake is the scripted stand-in for the Anthropic Messages API.
+// The lease server runs in this process with its inference, hold and sweep loops stopped:
+// observation ticks run by hand, every 20 ms, from before Claude Code starts. The ONLY fake is
+// the scripted stand-in for the Anthropic Messages API.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,7 +34,8 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
     await t.server.inference!.stop();
     await t.server.holdLoop.stop();
     await t.server.expirySweeper.stop();
-    tui = await startClaudeInteractive({ home, model, launch: false, args: ['--allowedTools', 'Bash'] });
+    // The pane's shell at its prompt; each test types the claude command it runs.
+    tui = await startClaudeInteractive({ home, model, launch: false });
   });
   afterEach(async () => {
     await tui.stop();
@@ -61,26 +63,37 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
     return table.find((info) => info.comm === 'claude.exe' && under.has(info.ppid))?.pid;
   };
 
-  /**
-   * Registers the pane, types `commandLine` (which starts Claude Code) at its shell and ticks
-   * every 20 ms until Claude Code says it is at its prompt. Returns how many leases the ticks
-   * acquired, and how many ticks saw Claude Code running with nothing said yet (the moment a
-   * plain process would have been leased).
-   */
-  async function startWatched(commandLine: string): Promise<{ acquired: number; unsaid: number }> {
+  /** Registers the pane's shell and types `commandLine` (which starts Claude Code) there. */
+  async function launch(commandLine: string): Promise<void> {
     const shellPid = tui.panePid();
     await t.client.registerPane({ name: PANE, source: 'vscode', shell_pid: shellPid, shell_start_time: readProcessInfo(shellPid)!.startTime });
     await tui.type(commandLine);
     await tui.keys('Enter');
+  }
+
+  /** One tick, and whether Claude Code (`pid`) had said nothing yet all through it. */
+  async function tickWhile(pid: number | undefined): Promise<{ acquired: number; ended: number; unsaid: boolean }> {
+    const before = pid === undefined ? undefined : statusOf(pid);
+    const { acquired, ended } = await tick();
+    return { acquired, ended, unsaid: pid !== undefined && before === undefined && statusOf(pid) === undefined };
+  }
+
+  /**
+   * Launches `commandLine` and ticks every 20 ms until Claude Code says it is at its prompt.
+   * Returns its pid, how many leases the ticks acquired, and how many ticks ran while it had said
+   * nothing yet (the moment a plain process would have been leased).
+   */
+  async function startWatched(commandLine: string): Promise<{ pid: number; acquired: number; unsaid: number }> {
+    await launch(commandLine);
     let unsaid = 0;
     let acquired = 0;
     const deadline = Date.now() + 30_000;
     for (;;) {
       const pid = claudeOf();
-      const status = pid === undefined ? undefined : statusOf(pid);
-      acquired += (await tick()).acquired;
-      if (pid !== undefined && status === undefined) unsaid += 1;
-      if (status === 'idle') return { acquired, unsaid };
+      const result = await tickWhile(pid);
+      acquired += result.acquired;
+      if (result.unsaid) unsaid += 1;
+      if (pid !== undefined && statusOf(pid) === 'idle') return { pid, acquired, unsaid };
       assert.ok(Date.now() < deadline, `Claude Code never said it is idle; screen:\n${tui.screen()}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -125,11 +138,8 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
   });
 
   it('a scripted run (claude -p) in the pane is a job from its start until it exits', async () => {
-    const shellPid = tui.panePid();
-    await t.client.registerPane({ name: PANE, source: 'vscode', shell_pid: shellPid, shell_start_time: readProcessInfo(shellPid)!.startTime });
     model.script(turn([toolUse('Bash', { command: 'sleep 3', description: 'wait three seconds' })]), text('Done.'));
-    await tui.type(claudeCommand(['-p', 'wait for three seconds', '--allowedTools', 'Bash']));
-    await tui.keys('Enter');
+    await launch(claudeCommand(['-p', 'wait for three seconds', '--allowedTools', 'Bash']));
     // Tick every 20 ms while it runs: leased from a tick before its session file said anything,
     // and never ended while it ran (its last status, idle, comes just before it exits).
     let pid: number | undefined;
@@ -140,9 +150,8 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
       const now = claudeOf();
       if (now === undefined && pid !== undefined) break;
       pid ??= now;
-      const said = now !== undefined && statusOf(now) !== undefined;
-      const result = await tick();
-      if (now !== undefined && !said && result.acquired > 0) leasedBeforeItSaid = true;
+      const result = await tickWhile(now);
+      if (result.unsaid && result.acquired > 0) leasedBeforeItSaid = true;
       // Running before and after the tick: an end then is not its exit.
       if (now !== undefined && claudeOf() === now) endedWhileRunning += result.ended;
       assert.ok(Date.now() < deadline, `claude -p never ended; screen:\n${tui.screen()}`);
@@ -158,7 +167,8 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
 
   it('started by a wrapper (as npx starts it): no lease while it starts or sits at its prompt', async () => {
     // bash stays as the pane's job (a second command keeps it from exec'ing claude).
-    const { acquired, unsaid } = await startWatched(`bash -c ${JSON.stringify(`${claudeCommand()}; true`)}`);
+    const { pid, acquired, unsaid } = await startWatched(`bash -c ${JSON.stringify(`${claudeCommand()}; true`)}`);
+    assert.notEqual(readProcessInfo(pid)!.ppid, tui.panePid(), 'Claude Code runs under its wrapper, not as the shell\'s own child');
     assert.ok(unsaid > 0, 'ticks ran while Claude Code ran under its wrapper and had not said what it does');
     assert.equal(acquired, 0, 'no lease on the wrapper while Claude Code started or sat at its prompt');
     assert.deepEqual(await leases(), []);

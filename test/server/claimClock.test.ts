@@ -5,9 +5,8 @@
 import assert from 'node:assert/strict';
 import { silentLogger, startLeaseServer } from '../../src/server/app.ts';
 import { ManualLeaseClock } from '../../src/server/clock/leaseClock.ts';
-import type { EndpointRecord } from '../../src/server/claims/records.ts';
 import { sqliteTarget } from '../support/storage.ts';
-import { rejection, startOwnClaimClockTestServer } from '../support/server.ts';
+import { rejection, startOwnClaimClockTestServer, vendWorker } from '../support/server.ts';
 import { tempDir } from '../support/storage.ts';
 import { rmSync } from 'node:fs';
 
@@ -19,7 +18,7 @@ describe('claim expiry on SQLite is judged on a clock a wall step cannot move', 
     try {
       await t.server.reaper.stop();
       const { claims, claimStore, human } = t.server;
-      const worker = (await claimStore.getEndpoint((await claims.vendEndpoint(human, { slug: 'worker' })).endpoint.id))!;
+      const worker = await vendWorker(t.server, { slug: 'worker' });
       const todo = await claims.createTodo(human, { queue: 'q', title: 'short lease' });
       const claim = await claims.claim(worker, todo.id, 60);
       assert.equal(claim.lease_remaining_ms, 60_000);
@@ -43,8 +42,8 @@ describe('claim expiry on SQLite is judged on a clock a wall step cannot move', 
     const t = await startOwnClaimClockTestServer(sqliteTarget);
     try {
       await t.server.reaper.stop();
-      const { claims, claimStore, human } = t.server;
-      const worker = (await claimStore.getEndpoint((await claims.vendEndpoint(human, { slug: 'worker' })).endpoint.id))!;
+      const { claims, human } = t.server;
+      const worker = await vendWorker(t.server, { slug: 'worker' });
       const todo = await claims.createTodo(human, { queue: 'q', title: 'long job' });
       const claim = await claims.claim(worker, todo.id, 600);
       t.leaseClock.rollbackWall(-HOUR);
@@ -65,7 +64,7 @@ describe('claim expiry on SQLite is judged on a clock a wall step cannot move', 
     try {
       let server = await start();
       await server.reaper.stop();
-      const worker: EndpointRecord = (await server.claimStore.getEndpoint((await server.claims.vendEndpoint(server.human, { slug: 'worker' })).endpoint.id))!;
+      const worker = await vendWorker(server, { slug: 'worker' });
       const todo = await server.claims.createTodo(server.human, { queue: 'q', title: 'held across a restart' });
       const claim = await server.claims.claim(worker, todo.id, 120);
       await server.close();

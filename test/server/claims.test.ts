@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { EndpointRecord } from '../../src/server/claims/records.ts';
 import { storageTargets } from '../support/storage.ts';
-import { rejection, startTestServer, type TestServer } from '../support/server.ts';
+import { rejection, startTestServer, vendWorker, type TestServer } from '../support/server.ts';
 
 for (const target of storageTargets) {
   describe(`claim leases on ${target.name}`, () => {
@@ -14,9 +14,8 @@ for (const target of storageTargets) {
     beforeEach(async () => {
       t = await startTestServer(target);
       await t.server.reaper.stop(); // tests drive the reaper with runOnce
-      const { claims, claimStore, human } = t.server;
-      reviewer = (await claimStore.getEndpoint((await claims.vendEndpoint(human, { slug: 'reviewer', default_lease_ttl_seconds: 3600 })).endpoint.id))!;
-      plain = (await claimStore.getEndpoint((await claims.vendEndpoint(human, { slug: 'plain' })).endpoint.id))!;
+      reviewer = await vendWorker(t.server, { slug: 'reviewer', default_lease_ttl_seconds: 3600 });
+      plain = await vendWorker(t.server, { slug: 'plain' });
     });
     afterEach(async () => t.stop());
 

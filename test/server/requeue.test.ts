@@ -7,7 +7,7 @@ import { hashToken } from '../../src/server/auth/tokens.ts';
 import type { EndpointRecord } from '../../src/server/claims/records.ts';
 import type { ChangeEvent } from '../../src/server/events.ts';
 import { storageTargets } from '../support/storage.ts';
-import { rejection, startTestServer, type TestServer } from '../support/server.ts';
+import { rejection, startTestServer, vendWorker, type TestServer } from '../support/server.ts';
 
 for (const target of storageTargets) {
   describe(`requeue and revoke on ${target.name}`, () => {
@@ -19,9 +19,8 @@ for (const target of storageTargets) {
     beforeEach(async () => {
       t = await startTestServer(target);
       await t.server.reaper.stop();
-      const { claims, claimStore, human } = t.server;
-      worker = (await claimStore.getEndpoint((await claims.vendEndpoint(human, { slug: 'worker' })).endpoint.id))!;
-      other = (await claimStore.getEndpoint((await claims.vendEndpoint(human, { slug: 'other' })).endpoint.id))!;
+      worker = await vendWorker(t.server, { slug: 'worker' });
+      other = await vendWorker(t.server, { slug: 'other' });
       events.length = 0;
       t.server.bus.subscribe((event) => events.push(event));
     });

@@ -123,12 +123,12 @@ export function inferredDescription(target: SeenProcess, session: ClaudeSessionS
 }
 
 /** Whether a process is Claude Code by its name, for the moments its session file says nothing. */
-export function isClaudeCodeProcess(process: SeenProcess): boolean {
+function isClaudeCodeProcess(process: SeenProcess): boolean {
   return CLAUDE_PROGRAM_NAMES.includes(programOf(process)) || CLAUDE_PROGRAM_NAMES.includes(process.comm) || CLAUDE_NODE_ENTRY.test(process.commandLine ?? '');
 }
 
 /** The pane's foreground job when Claude Code runs there but has not said what it is doing. */
-export const UNSURE = 'unsure' as const;
+const UNSURE = 'unsure' as const;
 
 /** The pane's job, or none, or UNSURE (inferredTarget). */
 type InferredTarget = { process: SeenProcess; session: ClaudeSessionSignal | null } | typeof UNSURE | null;
