@@ -64,7 +64,7 @@ async function tickCost(target: StorageTarget): Promise<void> {
       service: server.waitLeases,
       clock: server.waitLeases.clock,
       listProcesses: () => table.map((info) => ({ ...info })),
-      readCommandLine: (pid) => `npm run test -- --shard ${pid}`,
+      readArgv: (pid) => ['npm', 'run', 'test', '--', '--shard', String(pid)],
       claudeSessionsDir: sessions,
     });
     let acquired = 0;

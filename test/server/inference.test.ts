@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { listProcesses, readProcessInfo } from '../../src/server/observe/processInfo.ts';
+import { listProcesses, readArgv, readProcessInfo } from '../../src/server/observe/processInfo.ts';
 import { storageTargets, tempDir } from '../support/storage.ts';
 import { rejection, startTestServer, type TestServer } from '../support/server.ts';
 import type { LeaseholdApiError } from '../../src/client/client.ts';
@@ -238,6 +238,22 @@ for (const target of storageTargets) {
       assert.deepEqual([(await tick()).ended, (await leases()).length], [0, 1], 'kept when its file appears');
       write({ entrypoint: 'sdk-cli', status: 'idle' });
       assert.equal((await tick()).ended, 0, 'its idle just before it exits does not end it: its exit does');
+    });
+
+    it('-p inside an argument (an interactive first prompt) is not a scripted run; -p after -- is not either', async () => {
+      // Interactive Claude Code with a first prompt that mentions -p, its session file where this
+      // server does not look (so nothing but its arguments speaks for it): no lease, ever.
+      const { claude } = await startClaudeLookalike((claudeExe) => `${claudeExe} -c 'sleep 30; true' 'what does -p do'`, 'sh');
+      assert.deepEqual(readArgv(claude.pid)?.at(-1), 'what does -p do');
+      assert.equal((await tick()).acquired, 0, 'interactive Claude Code that has said nothing: not a job');
+      assert.equal((await tick()).acquired, 0);
+      process.kill(claude.pid, 'SIGKILL');
+      await until('the first lookalike gone', () => (readProcessInfo(claude.pid)?.state ?? 'Z') === 'Z' || undefined);
+
+      const { claude: afterDashes } = await startClaudeLookalike((claudeExe) => `${claudeExe} -c 'sleep 30; true' -- -p`, 'sh');
+      assert.deepEqual(readArgv(afterDashes.pid)?.slice(-2), ['--', '-p']);
+      assert.equal((await tick()).acquired, 0, 'after --, -p is a prompt, not the flag');
+      assert.deepEqual(await leases(), []);
     });
 
     it('a scripted run inside a job is part of the job, before and after its session file says anything', async () => {

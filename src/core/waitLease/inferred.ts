@@ -30,16 +30,16 @@ export const CLAUDE_AT_PROMPT_STATUSES: readonly string[] = ['idle', 'waiting'];
  * recognised by its path.
  */
 const CLAUDE_PROGRAM_NAMES: readonly string[] = ['claude', 'claude.exe'];
-const CLAUDE_NODE_ENTRY = /(^|[\s/])@anthropic-ai\/claude-code\/cli\.m?js(\s|$)/;
-/** The flag of a scripted run, `claude -p` / `--print`, as a word of its command line. */
-const CLAUDE_PRINT_FLAG = /(^|\s)(-p|--print)(\s|$)/;
+const CLAUDE_NODE_ENTRY = /(^|\/)@anthropic-ai\/claude-code\/cli\.m?js$/;
+/** The flags of a scripted run, `claude -p` / `--print`: an argument of their own, before any `--`. */
+const CLAUDE_PRINT_FLAGS: readonly string[] = ['-p', '--print'];
 
 /** One process as the observer saw it. */
 export interface SeenProcess {
   pid: number;
   startTime: string;
-  /** Its argv joined with spaces (null: unreadable). */
-  commandLine: string | null;
+  /** Its argv (null: unreadable). */
+  argv: readonly string[] | null;
   comm: string;
 }
 
@@ -76,8 +76,8 @@ export interface PaneObservation {
   subtreeOf: (pid: number) => ReadonlySet<number>;
   /** The kernel's name (comm) of a process in the table, by pid. */
   commOf: (pid: number) => string | undefined;
-  /** A process's argv joined with spaces (null: unreadable); read when asked. */
-  commandLineOf: (pid: number) => string | null;
+  /** A process's argv (null: unreadable); read when asked. */
+  argvOf: (pid: number) => readonly string[] | null;
   /** Session files of Claude Code processes in the head's subtree (the head included), by pid. */
   claude: ReadonlyMap<number, ClaudeSessionSignal>;
   /** Shell integration's report for this pane, if any. */
@@ -104,7 +104,7 @@ function clip(text: string, max: number): string {
 
 /** The program's name: the basename of argv[0], else the kernel's comm. */
 function programOf(process: SeenProcess): string {
-  const argv0 = process.commandLine?.split(' ')[0] ?? '';
+  const argv0 = process.argv?.[0] ?? '';
   const base = argv0.split('/').pop() ?? '';
   return (sanitize(base) || sanitize(process.comm) || 'process').replace(/[^A-Za-z0-9_.:-]/g, '_');
 }
@@ -118,13 +118,13 @@ export function inferredJobRef(target: SeenProcess, session: ClaudeSessionSignal
 /** What a person would call it: the command line shell integration reported, else the one read. */
 export function inferredDescription(target: SeenProcess, session: ClaudeSessionSignal | null, execution: ShellExecutionSignal | null): string {
   if (session) return `Claude Code ${session.status ?? 'session'}`;
-  const text = execution && !execution.ended ? execution.commandLine : (target.commandLine ?? target.comm);
+  const text = execution && !execution.ended ? execution.commandLine : (target.argv?.join(' ') ?? target.comm);
   return clip(sanitize(text) || programOf(target), DESCRIPTION_MAX_LENGTH);
 }
 
 /** Whether a process is Claude Code by its name, for the moments its session file says nothing. */
 function isClaudeCodeProcess(process: SeenProcess): boolean {
-  return CLAUDE_PROGRAM_NAMES.includes(programOf(process)) || CLAUDE_PROGRAM_NAMES.includes(process.comm) || CLAUDE_NODE_ENTRY.test(process.commandLine ?? '');
+  return CLAUDE_PROGRAM_NAMES.includes(programOf(process)) || CLAUDE_PROGRAM_NAMES.includes(process.comm) || (process.argv ?? []).some((arg) => CLAUDE_NODE_ENTRY.test(arg));
 }
 
 /** The pane's foreground job when Claude Code runs there but has not said what it is doing. */
@@ -136,11 +136,16 @@ type InferredTarget = { process: SeenProcess; session: ClaudeSessionSignal | nul
 /**
  * Claude Code run as a script (`claude -p`, or any entry point but the terminal's): a job like
  * any other until it exits, whatever its status says. Its session file says so once written;
- * before that, its command line.
+ * before that, its arguments: `-p` as an argument of its own, not a word inside one (an
+ * interactive `claude "what does -p do"` is not scripted).
  */
-function isScriptedRun(session: ClaudeSessionSignal | null, commandLine: () => string | null): boolean {
+function isScriptedRun(session: ClaudeSessionSignal | null, argv: () => readonly string[] | null): boolean {
   if (session?.entrypoint) return session.entrypoint !== CLAUDE_INTERACTIVE_ENTRYPOINT;
-  return CLAUDE_PRINT_FLAG.test(commandLine() ?? '');
+  for (const arg of argv() ?? []) {
+    if (arg === '--') return false;
+    if (CLAUDE_PRINT_FLAGS.includes(arg)) return true;
+  }
+  return false;
 }
 
 /** Interactive Claude Code as the pane's program: its status decides (see inferredTarget). */
@@ -164,7 +169,7 @@ function interactiveClaudeUnder(observation: PaneObservation, head: SeenProcess)
     const session = observation.claude.get(pid) ?? null;
     const named = CLAUDE_PROGRAM_NAMES.includes(observation.commOf(pid) ?? '');
     if (!session && !named) continue;
-    if (isScriptedRun(session, () => observation.commandLineOf(pid))) continue;
+    if (isScriptedRun(session, () => observation.argvOf(pid))) continue;
     if (session) return session;
     unsaid = true;
   }
@@ -186,7 +191,7 @@ export function inferredTarget(observation: PaneObservation): InferredTarget {
   if (!head) return null;
   const session = observation.claude.get(head.pid) ?? null;
   if (session || isClaudeCodeProcess(head)) {
-    return isScriptedRun(session, () => head.commandLine) ? { process: head, session } : interactiveTarget(head, session);
+    return isScriptedRun(session, () => head.argv) ? { process: head, session } : interactiveTarget(head, session);
   }
   const under = interactiveClaudeUnder(observation, head);
   if (under === null) return { process: head, session: null };

@@ -20,7 +20,7 @@ import {
 } from '../../core/waitLease/inferred.ts';
 import { LeaseholdError } from '../../core/errors.ts';
 import type { LeaseClock } from '../clock/leaseClock.ts';
-import { type ProcessInfo, listProcesses as listAllProcesses, readCommandLine as readProcessCommandLine } from '../observe/processInfo.ts';
+import { type ProcessInfo, listProcesses as listAllProcesses, readArgv as readProcessArgv } from '../observe/processInfo.ts';
 import type { WaitLeaseService } from './waitLeaseService.ts';
 
 export const DEFAULT_INFERENCE_INTERVAL_MS = 2000;
@@ -34,7 +34,7 @@ export interface InferenceOptions {
   /** TTL of each inferred grant (renewed by the hold loop while the target verifies). */
   ttlMs?: number;
   listProcesses?: () => ProcessInfo[];
-  readCommandLine?: (pid: number) => string | null;
+  readArgv?: (pid: number) => readonly string[] | null;
   /** Claude Code's per-process session files (default $CLAUDE_CONFIG_DIR/sessions, else ~/.claude/sessions); null: not read. */
   claudeSessionsDir?: string | null;
   /** Shell-integration reports per pane (the extension's; see ShellExecutions). */
@@ -187,7 +187,7 @@ export class InferenceObserver {
     };
     const sessionsDir = this.options.claudeSessionsDir === undefined ? defaultClaudeSessionsDir() : this.options.claudeSessionsDir;
     const withSession = sessionPids(sessionsDir);
-    const readArgs = this.options.readCommandLine ?? readProcessCommandLine;
+    const readArgs = this.options.readArgv ?? readProcessArgv;
 
     for (const { pane, humanId } of panes) {
       const owned = service.forHuman(humanId);
@@ -195,13 +195,13 @@ export class InferenceObserver {
         const shell = byPid.get(pane.shellPid!);
         const shellAlive = shell !== undefined && shell.startTime === pane.shellStartTime;
         const children = shellAlive ? [...(childrenOf.get(shell.pid) ?? [])].sort(byStart) : [];
-        const seen: SeenProcess[] = children.map((child) => ({ pid: child.pid, startTime: child.startTime, comm: child.comm, commandLine: null }));
-        // Only the head's command line and the session files of its subtree (Claude Code itself,
+        const seen: SeenProcess[] = children.map((child) => ({ pid: child.pid, startTime: child.startTime, comm: child.comm, argv: null }));
+        // Only the head's arguments and the session files of its subtree (Claude Code itself,
         // or under a wrapper such as npx) matter (inferred.ts inferredTarget).
         const head = seen[0];
         const claude = new Map<number, ClaudeSessionSignal>();
         if (head) {
-          head.commandLine = readArgs(head.pid);
+          head.argv = readArgs(head.pid);
           if (sessionsDir !== null && withSession.size > 0) {
             for (const pid of subtreeOf(head.pid)) {
               const process = byPid.get(pid);
@@ -217,7 +217,7 @@ export class InferenceObserver {
           children: seen,
           subtreeOf,
           commOf: (pid) => byPid.get(pid)?.comm,
-          commandLineOf: (pid) => (pid === head?.pid ? head.commandLine : readArgs(pid)),
+          argvOf: (pid) => (pid === head?.pid ? head.argv : readArgs(pid)),
           claude,
           execution: this.executions.of(humanId, pane.name, pane.generation),
         };
