@@ -63,6 +63,15 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
     return table.find((info) => info.comm === 'claude.exe' && under.has(info.ppid))?.pid;
   };
 
+  /** Whether `pid` descends from `ancestor`. */
+  const isUnder = (pid: number, ancestor: number): boolean => {
+    for (let at: number | undefined = pid, hops = 0; at !== undefined && at > 1 && hops < 64; hops++) {
+      if (at === ancestor) return true;
+      at = readProcessInfo(at)?.ppid;
+    }
+    return false;
+  };
+
   /** Registers the pane's shell and types `commandLine` (which starts Claude Code) there. */
   async function launch(commandLine: string): Promise<void> {
     const shellPid = tui.panePid();
@@ -120,7 +129,7 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
     }, 30_000);
     assert.equal(lease.kind, 'inferred');
     assert.match(lease.job_ref, /^claude:[0-9a-f-]{36}$/);
-    assert.match(lease.description ?? '', /^Claude Code (busy|shell)$/);
+    assert.match(lease.description ?? '', /^Claude Code (busy|: a background shell runs)$/);
 
     await until('the lease to end at the permission prompt', async () => ((await tick()).ended > 0 ? true : undefined), 30_000);
     assert.match(tui.screen(), /Do you want/, 'ended because Claude Code asks the human');
@@ -135,6 +144,51 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
     await until('Claude Code back at its prompt', async () => (statusOf(claudeOf()!) === 'idle' ? true : undefined), 30_000);
     await tick();
     assert.deepEqual(await leases(), [], 'none at its prompt');
+  });
+
+  it('parked on a background shell at its prompt: the lease holds until the task ends and Claude Code is back at its prompt', async () => {
+    // The mission's case: the turn ends, the screen goes quiet at the prompt, a backgrounded
+    // command still runs. Claude Code's file says "shell" for that (measured with 2.1.332: busy,
+    // then shell from the turn's end until the task ends, idle, busy for the turn its
+    // task-notification starts, idle).
+    const { pid } = await startWatched(claudeCommand(['--allowedTools', 'Bash']));
+    model.script(
+      turn([toolUse('Bash', { command: 'sleep 4', description: 'wait in the background', run_in_background: true })]),
+      text('Started it in the background.'),
+      text('The background task finished.'),
+    );
+    await tui.submit('run sleep 4 in the background');
+    const backgroundSleep = () => listProcesses().find((info) => info.comm === 'sleep' && info.state !== 'Z' && isUnder(info.pid, pid));
+    // Tick every 20 ms until the task has ended and Claude Code is back at its prompt.
+    let lease: Awaited<ReturnType<typeof leases>>[number] | undefined;
+    let parkedTicks = 0;
+    let endedWhileParked = 0;
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const before = statusOf(pid);
+      const result = await tick();
+      const after = statusOf(pid);
+      lease ??= (await leases())[0];
+      // At its prompt, its turn over (the answer on screen), the background sleep running.
+      if (before === 'shell' && after === 'shell' && backgroundSleep() && /Started it in the background/.test(tui.screen())) {
+        parkedTicks += 1;
+        endedWhileParked += result.ended;
+        assert.equal((await leases()).length, 1, `parked on a background shell: the pane waits on a job; screen:\n${tui.screen()}`);
+      }
+      if (model.requests.length >= 3 && after === 'idle' && !backgroundSleep()) break;
+      assert.ok(Date.now() < deadline, `the background task never ended; status ${after}; screen:\n${tui.screen()}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(parkedTicks > 10, `ticks ran while Claude Code sat at its prompt with the task running (${parkedTicks})`);
+    assert.equal(endedWhileParked, 0, 'no tick ended the lease while the task ran');
+    assert.ok(lease);
+    assert.equal(lease.kind, 'inferred');
+    assert.match(lease.job_ref, /^claude:[0-9a-f-]{36}$/);
+    await tick();
+    assert.deepEqual(await leases(), [], 'the task done and Claude Code back at its prompt: no lease');
+    const rows = await t.client.ledger({ kind: 'inferred' });
+    assert.ok(rows.length >= 1);
+    assert.match(rows[0]!.release_note ?? '', /Claude Code is at its prompt, waiting on the human/);
   });
 
   it('a scripted run (claude -p) in the pane is a job from its start until it exits', async () => {

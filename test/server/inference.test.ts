@@ -206,6 +206,11 @@ for (const target of storageTargets) {
       assert.equal((await tick()).ended, 1);
       const [row] = await t.client.ledger({ kind: 'inferred' });
       assert.match(row!.release_note ?? '', /Claude Code is at its prompt, waiting on the human/);
+
+      // At its prompt with a command it backgrounded still running: the pane waits on that.
+      write({ entrypoint: 'cli', status: 'shell' });
+      assert.equal((await tick()).acquired, 1);
+      assert.equal((await leases())[0]!.description, 'Claude Code: a background shell runs');
     });
 
     it("interactive Claude Code under a wrapper (npx, a script) is the pane's program; a scripted run inside a job is part of the job", async () => {

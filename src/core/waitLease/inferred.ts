@@ -20,7 +20,12 @@ import { type WaitLeaseRecord, JOB_REF_MAX_LENGTH, DESCRIPTION_MAX_LENGTH, lease
 /** Each grant of an inferred lease: short, because only a live, re-verified target keeps it. */
 export const DEFAULT_INFERRED_TTL_MS = 30_000;
 
-/** Claude Code's own status words in ~/.claude/sessions/<pid>.json (undocumented: read defensively). */
+/**
+ * Claude Code's own status words in ~/.claude/sessions/<pid>.json (undocumented: read
+ * defensively). busy: a turn runs; shell: its turn is over and it sits at its prompt, but a
+ * command it backgrounded still runs (2.1.332: from the turn's end until the task ends), which
+ * is the wait this product exists for.
+ */
 export const CLAUDE_WORKING_STATUSES: readonly string[] = ['busy', 'shell'];
 export const CLAUDE_AT_PROMPT_STATUSES: readonly string[] = ['idle', 'waiting'];
 
@@ -117,7 +122,7 @@ export function inferredJobRef(target: SeenProcess, session: ClaudeSessionSignal
 
 /** What a person would call it: the command line shell integration reported, else the one read. */
 export function inferredDescription(target: SeenProcess, session: ClaudeSessionSignal | null, execution: ShellExecutionSignal | null): string {
-  if (session) return `Claude Code ${session.status ?? 'session'}`;
+  if (session) return session.status === 'shell' ? 'Claude Code: a background shell runs' : `Claude Code ${session.status ?? 'session'}`;
   const text = execution && !execution.ended ? execution.commandLine : (target.argv?.join(' ') ?? target.comm);
   return clip(sanitize(text) || programOf(target), DESCRIPTION_MAX_LENGTH);
 }
