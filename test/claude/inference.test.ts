@@ -4,6 +4,8 @@
 // and its first status (idle) about 0.2 s later; an observation tick in between saw a plain
 // long-running process and leased it, so the pane read "awaiting claude.exe@pid" while Claude
 // Code sat at its prompt. A permission prompt (status "waiting") is waiting on the human too.
+// Parked at its prompt on background work (a backgrounded command: "shell"; a background agent:
+// "busy") the pane does wait on a job, and the lease holds through the whole wait.
 // The lease server runs in this process with its inference, hold and sweep loops stopped:
 // observation ticks run by hand, every 20 ms, from before Claude Code starts. The ONLY fake is
 // the scripted stand-in for the Anthropic Messages API.
@@ -146,20 +148,16 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
     assert.deepEqual(await leases(), [], 'none at its prompt');
   });
 
-  it('parked on a background shell at its prompt: the lease holds until the task ends and Claude Code is back at its prompt', async () => {
-    // The mission's case: the turn ends, the screen goes quiet at the prompt, a backgrounded
-    // command still runs. Claude Code's file says "shell" for that (measured with 2.1.332: busy,
-    // then shell from the turn's end until the task ends, idle, busy for the turn its
-    // task-notification starts, idle).
-    const { pid } = await startWatched(claudeCommand(['--allowedTools', 'Bash']));
-    model.script(
-      turn([toolUse('Bash', { command: 'sleep 4', description: 'wait in the background', run_in_background: true })]),
-      text('Started it in the background.'),
-      text('The background task finished.'),
-    );
-    await tui.submit('run sleep 4 in the background');
-    const backgroundSleep = () => listProcesses().find((info) => info.comm === 'sleep' && info.state !== 'Z' && isUnder(info.pid, pid));
-    // Tick every 20 ms until the task has ended and Claude Code is back at its prompt.
+  /** The `sleep` a background task of Claude Code (`pid`) runs, while it runs. */
+  const backgroundSleepOf = (pid: number) => listProcesses().find((info) => info.comm === 'sleep' && info.state !== 'Z' && isUnder(info.pid, pid));
+
+  /**
+   * Ticks every 20 ms while Claude Code (`pid`) sits at its prompt parked on background work,
+   * until `finished`. A tick counts as parked when `parked` holds for the status read before and
+   * after it, the background sleep runs and `screenSays` is on screen (its turn is over); each
+   * parked tick must find the lease held. Returns the first lease seen and the tallies.
+   */
+  async function tickThroughBackgroundWork(pid: number, options: { parkedStatus: string; screenSays: RegExp; finished: (status: string | undefined) => boolean }) {
     let lease: Awaited<ReturnType<typeof leases>>[number] | undefined;
     let parkedTicks = 0;
     let endedWhileParked = 0;
@@ -169,26 +167,69 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
       const result = await tick();
       const after = statusOf(pid);
       lease ??= (await leases())[0];
-      // At its prompt, its turn over (the answer on screen), the background sleep running.
-      if (before === 'shell' && after === 'shell' && backgroundSleep() && /Started it in the background/.test(tui.screen())) {
+      if (before === options.parkedStatus && after === options.parkedStatus && backgroundSleepOf(pid) && options.screenSays.test(tui.screen())) {
         parkedTicks += 1;
         endedWhileParked += result.ended;
-        assert.equal((await leases()).length, 1, `parked on a background shell: the pane waits on a job; screen:\n${tui.screen()}`);
+        assert.equal((await leases()).length, 1, `parked on background work: the pane waits on a job; screen:\n${tui.screen()}`);
       }
-      if (model.requests.length >= 3 && after === 'idle' && !backgroundSleep()) break;
-      assert.ok(Date.now() < deadline, `the background task never ended; status ${after}; screen:\n${tui.screen()}`);
+      if (options.finished(after) && !backgroundSleepOf(pid)) break;
+      assert.ok(Date.now() < deadline, `the background work never ended; status ${after}; screen:\n${tui.screen()}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    assert.ok(parkedTicks > 10, `ticks ran while Claude Code sat at its prompt with the task running (${parkedTicks})`);
-    assert.equal(endedWhileParked, 0, 'no tick ended the lease while the task ran');
+    assert.ok(parkedTicks > 10, `ticks ran while Claude Code sat at its prompt with the work running (${parkedTicks})`);
+    assert.equal(endedWhileParked, 0, 'no tick ended the lease while the work ran');
     assert.ok(lease);
     assert.equal(lease.kind, 'inferred');
     assert.match(lease.job_ref, /^claude:[0-9a-f-]{36}$/);
     await tick();
-    assert.deepEqual(await leases(), [], 'the task done and Claude Code back at its prompt: no lease');
-    const rows = await t.client.ledger({ kind: 'inferred' });
-    assert.ok(rows.length >= 1);
-    assert.match(rows[0]!.release_note ?? '', /Claude Code is at its prompt, waiting on the human/);
+    assert.deepEqual(await leases(), [], 'the work done and Claude Code back at its prompt: no lease');
+    assert.match((await t.client.ledger({ kind: 'inferred' }))[0]?.release_note ?? '', /Claude Code is at its prompt, waiting on the human/);
+    return lease;
+  }
+
+  // The mission's case: the turn ends, the screen goes quiet at the prompt, background work runs.
+  it('parked on a background shell at its prompt: the lease holds until the task ends and Claude Code is back at its prompt', async () => {
+    // Measured with 2.1.332: busy, then shell from the turn's end until the task ends, idle,
+    // busy for the turn its task-notification starts, idle.
+    const { pid } = await startWatched(claudeCommand(['--allowedTools', 'Bash']));
+    model.script(
+      turn([toolUse('Bash', { command: 'sleep 4', description: 'wait in the background', run_in_background: true })]),
+      text('Started it in the background.'),
+      text('The background task finished.'),
+    );
+    await tui.submit('run sleep 4 in the background');
+    await tickThroughBackgroundWork(pid, {
+      parkedStatus: 'shell',
+      screenSays: /Started it in the background/,
+      // The task-notification's turn answered (on screen) and idle after it: the last word.
+      finished: (status) => status === 'idle' && /The background task finished/.test(tui.screen()),
+    });
+  });
+
+  it('parked on a background agent at its prompt: the lease holds until the agent ends and Claude Code is back at its prompt', async () => {
+    // Measured with 2.1.332: busy from the launch until the agent ends, though the main turn is
+    // over ("Waiting for 1 background agent to finish" above the prompt); idle, busy for the
+    // notification's turn, idle.
+    const { pid } = await startWatched(claudeCommand(['--allowedTools', 'Bash,Agent']));
+    const brief = 'brief-for-the-helper';
+    let agentRequests = 0;
+    let mainRequests = 0;
+    model.setFallback((request) => {
+      if (JSON.stringify(request.messages?.[0] ?? '').includes(brief)) {
+        agentRequests += 1;
+        return agentRequests === 1 ? turn([toolUse('Bash', { command: 'sleep 5', description: 'helper works' })]) : text('Helper done.');
+      }
+      mainRequests += 1;
+      return text(mainRequests === 1 ? 'Noted.' : 'All done.');
+    });
+    model.script(turn([toolUse('Agent', { description: 'helper', prompt: brief, subagent_type: 'general-purpose', run_in_background: true })]));
+    await tui.submit('launch a helper');
+    await tickThroughBackgroundWork(pid, {
+      parkedStatus: 'busy',
+      screenSays: /Waiting for 1 background agent to finish/,
+      // The notification's turn answered (on screen) and idle after it: the last word.
+      finished: (status) => status === 'idle' && /All done\./.test(tui.screen()),
+    });
   });
 
   it('a scripted run (claude -p) in the pane is a job from its start until it exits', async () => {
