@@ -26,10 +26,12 @@ function syntheticTable(): ProcessInfo[] {
   const table: ProcessInfo[] = [];
   for (let pane = 0; pane < PANES; pane++) {
     const shell = 100_000 + pane * 10;
-    table.push({ pid: shell, ppid: 1, startTime: String(1000 + pane), state: 'S', comm: 'bash', cpuTicks: 5 });
-    table.push({ pid: shell + 1, ppid: shell, startTime: String(2000 + pane), state: 'S', comm: 'npm', cpuTicks: 50 });
-    table.push({ pid: shell + 2, ppid: shell + 1, startTime: String(3000 + pane), state: 'R', comm: 'node', cpuTicks: 500 });
-    table.push({ pid: shell + 3, ppid: shell + 1, startTime: String(3001 + pane), state: 'S', comm: 'node', cpuTicks: 400 });
+    // An interactive shell on its terminal, `npm` its foreground job (its own process group).
+    const job = { pgrp: shell + 1, tpgid: shell + 1 };
+    table.push({ pid: shell, ppid: 1, startTime: String(1000 + pane), state: 'S', comm: 'bash', cpuTicks: 5, pgrp: shell, tpgid: shell + 1 });
+    table.push({ pid: shell + 1, ppid: shell, startTime: String(2000 + pane), state: 'S', comm: 'npm', cpuTicks: 50, ...job });
+    table.push({ pid: shell + 2, ppid: shell + 1, startTime: String(3000 + pane), state: 'R', comm: 'node', cpuTicks: 500, ...job });
+    table.push({ pid: shell + 3, ppid: shell + 1, startTime: String(3001 + pane), state: 'S', comm: 'node', cpuTicks: 400, ...job });
   }
   return table;
 }

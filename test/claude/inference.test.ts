@@ -232,6 +232,33 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
     });
   });
 
+  it('suspended with Ctrl+Z mid-turn: no lease while it is stopped, though its file still says busy; fg brings the lease back', async () => {
+    // Measured with 2.1.332: Ctrl+Z stops Claude Code (state T) and the shell takes the terminal
+    // back ("Claude Code is suspended. Run `fg` to bring it back."); its file keeps saying busy
+    // and the Bash command it ran keeps running in a group of its own.
+    const { pid } = await startWatched(claudeCommand(['--allowedTools', 'Bash']));
+    model.script(turn([toolUse('Bash', { command: 'sleep 20', description: 'a long command' })]), text('Done.'));
+    await tui.submit('run sleep 20');
+    const lease = await until('a lease while it works', async () => {
+      await tick();
+      return (await leases())[0];
+    }, 30_000);
+    await tui.keys('C-z');
+    await until('Claude Code stopped, the shell at its prompt', async () => (readProcessInfo(pid)?.state === 'T' && /suspended/.test(tui.screen()) ? true : undefined), 30_000);
+    assert.equal(statusOf(pid), 'busy', 'its file still says busy');
+    const stopped = await tick();
+    assert.deepEqual([stopped.ended, stopped.acquired], [1, 0], 'suspended, it waits on the human: its lease ends, none starts');
+    const row = (await t.client.ledger({ kind: 'inferred' })).find((entry) => entry.lease_id === lease.lease_id)!;
+    assert.match(row.release_note ?? '', /left the terminal's foreground/);
+    assert.equal((await tick()).acquired, 0);
+    assert.deepEqual(await leases(), []);
+
+    await tui.type('fg');
+    await tui.keys('Enter');
+    await until('Claude Code running again', async () => (readProcessInfo(pid)?.state !== 'T' && readProcessInfo(tui.panePid())?.tpgid === readProcessInfo(pid)?.pgrp ? true : undefined), 30_000);
+    assert.equal((await tick()).acquired, 1, 'back in the foreground and busy: a job again');
+  });
+
   it('a scripted run (claude -p) in the pane is a job from its start until it exits', async () => {
     model.script(turn([toolUse('Bash', { command: 'sleep 3', description: 'wait three seconds' })]), text('Done.'));
     await launch(claudeCommand(['-p', 'wait for three seconds', '--allowedTools', 'Bash']));

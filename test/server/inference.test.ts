@@ -270,6 +270,68 @@ for (const target of storageTargets) {
       assert.deepEqual([(await tick()).ended, (await leases()).length], [0, 1]);
     });
 
+    /** A shell on a real terminal (util-linux `script` gives it a pty), registered as a pane. */
+    async function terminalPane(shellCommand: string, comm: string) {
+      const term = spawn('script', ['-q', '-c', shellCommand, '/dev/null'], { stdio: ['pipe', 'ignore', 'ignore'] });
+      cleanups.push(() => term.kill('SIGKILL'));
+      const shell = await until('the shell on its terminal', () => listProcesses().find((info) => info.ppid === term.pid && info.comm === comm && info.tpgid !== undefined));
+      const name = `tty-${shell.pid}`;
+      await t.client.registerPane({ name, source: 'vscode', shell_pid: shell.pid, shell_start_time: shell.startTime });
+      return {
+        shell,
+        type: (text: string) => term.stdin!.write(text),
+        leases: async () => (await t.client.listWaitLeases({ pane: name })).filter((lease) => lease.state !== 'ended'),
+        /** The terminal's foreground group, as the shell reads it. */
+        foreground: () => readProcessInfo(shell.pid)?.tpgid,
+      };
+    }
+
+    it("only the terminal's foreground job is the pane's: a job stopped with Ctrl+Z or run with & is not leased", async () => {
+      const pane = await terminalPane('bash --norc --noprofile -i', 'bash');
+      pane.type('sleep 30\n');
+      const sleep = await until('sleep in the foreground', () => {
+        const child = childOf(pane.shell.pid)();
+        return child && pane.foreground() === child.pgrp ? child : undefined;
+      });
+      assert.equal((await tick()).acquired, 1, 'the foreground job');
+      const [lease] = await pane.leases();
+      assert.equal(lease!.job_ref, `sleep@${sleep.pid}`);
+
+      pane.type('\x1a'); // Ctrl+Z: the job stops, the shell takes the terminal back
+      await until('sleep stopped, the shell in the foreground', () => (readProcessInfo(sleep.pid)?.state === 'T' && pane.foreground() === pane.shell.pgrp ? true : undefined));
+      const stopped = await tick();
+      assert.deepEqual([stopped.ended, stopped.acquired], [1, 0], 'a stopped job runs nothing: its lease ends, none starts');
+      assert.deepEqual(await pane.leases(), []);
+      const row = (await t.client.ledger({ kind: 'inferred' })).find((entry) => entry.lease_id === lease!.lease_id)!;
+      assert.match(row.release_note ?? '', /left the terminal's foreground/);
+
+      pane.type('bg\n'); // running again, in the background: the shell stays at its prompt
+      await until('sleep running in the background', () => (readProcessInfo(sleep.pid)?.state === 'S' ? true : undefined));
+      assert.equal((await tick()).acquired, 0, 'a background job is not what the pane waits on');
+      assert.deepEqual(await pane.leases(), []);
+
+      pane.type('fg\n');
+      await until('sleep back in the foreground', () => (pane.foreground() === sleep.pgrp ? true : undefined));
+      assert.equal((await tick()).acquired, 1, 'back in the foreground: the pane waits on it again');
+
+      pane.type('\x03'); // Ctrl+C
+      await until('sleep gone', () => ((readProcessInfo(sleep.pid)?.state ?? 'Z') === 'Z' ? true : undefined));
+      assert.equal((await tick()).ended, 1);
+      pane.type('sleep 30 &\n');
+      await until('a background sleep', childOf(pane.shell.pid));
+      assert.equal((await tick()).acquired, 0, 'started with &: the shell is at its prompt');
+      assert.deepEqual(await pane.leases(), []);
+    });
+
+    it('a shell without job control on a terminal (a task terminal): its commands share its group and are its job', async () => {
+      const pane = await terminalPane("bash --norc --noprofile -c 'sleep 30; true'", 'bash');
+      const sleep = await until('the sleep', childOf(pane.shell.pid));
+      assert.equal(sleep.pgrp, pane.shell.pgrp, "no job control: the shell's own group");
+      assert.equal(pane.foreground(), pane.shell.pgrp);
+      assert.equal((await tick()).acquired, 1);
+      assert.equal((await pane.leases())[0]!.job_ref, `sleep@${sleep.pid}`);
+    });
+
     it('shell-integration reports over REST: the command line names the job, output is progress, the end report ends it with the exit code', async () => {
       await t.client.reportShellExecution(pane, { event: 'start', command_line: 'sleep 30 && echo done' });
       run('sleep 30 && echo done');

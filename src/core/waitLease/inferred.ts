@@ -8,6 +8,8 @@
 //   verdict keeps reading UNKNOWN), never satisfies "safe to keep billing", never upgrades
 //   toward declared; its progress is recorded and shown, never escalated (fuses.ts);
 // - a declared lease for the same job supersedes it;
+// - the pane's job is the one in its terminal's foreground: a job stopped with Ctrl+Z or run
+//   with `&` leaves the shell at its prompt, and nothing runs there (paneForegroundJob);
 // - interactive Claude Code is a job only while its session file says it works (busy, shell):
 //   at its prompt it waits on the human, and while it has not said, it starts and ends nothing;
 //   a scripted run (`claude -p`) is a job like any other until it exits.
@@ -46,6 +48,8 @@ export interface SeenProcess {
   /** Its argv (null: unreadable). */
   argv: readonly string[] | null;
   comm: string;
+  /** Its process group (null: unknown). */
+  pgrp: number | null;
 }
 
 /** What Claude Code's session file says about one of its processes. */
@@ -75,8 +79,15 @@ export interface PaneObservation {
   generation: number;
   /** The pane's registered shell still runs (same pid and start time). */
   shellAlive: boolean;
-  /** The shell's direct children, oldest first: the foreground job (a pipeline's head first). */
+  /** The shell's direct children, oldest first (a pipeline's head first). */
   children: readonly SeenProcess[];
+  /**
+   * The foreground process group of the pane's terminal (the job that has it now), read off the
+   * shell; null when the shell has no terminal (its children are then all its job).
+   */
+  foregroundGroup: number | null;
+  /** The process group of a process in the table, by pid. */
+  groupOf: (pid: number) => number | undefined;
   /** Every pid in the subtree of each child (the child included), for "is this declared lease the same job". */
   subtreeOf: (pid: number) => ReadonlySet<number>;
   /** The kernel's name (comm) of a process in the table, by pid. */
@@ -182,6 +193,22 @@ function interactiveClaudeUnder(observation: PaneObservation, head: SeenProcess)
 }
 
 /**
+ * The shell's children that make up the pane's running job, head first: those in the
+ * terminal's foreground process group, or with a process of it in their subtree (a program
+ * that gave the terminal to a group of its own). A job stopped with Ctrl+Z or run with `&` is
+ * not in the foreground: the shell has the terminal, at its prompt, and nothing runs there. A
+ * shell without job control runs its commands in its own group, which has the terminal: they
+ * are its job. Without a terminal (a shell on pipes), every child is.
+ */
+export function paneForegroundJob(observation: Pick<PaneObservation, 'children' | 'foregroundGroup' | 'subtreeOf' | 'groupOf'>): readonly SeenProcess[] {
+  const group = observation.foregroundGroup;
+  if (group === null) return observation.children;
+  return observation.children.filter(
+    (child) => child.pgrp === group || [...observation.subtreeOf(child.pid)].some((pid) => observation.groupOf(pid) === group),
+  );
+}
+
+/**
  * The pane's foreground job as the signals show it; null when nothing runs or an agent sits at
  * its prompt; UNSURE when interactive Claude Code runs there and its session file does not say
  * it works: before the file says anything (about half a second from its start, seen with
@@ -192,7 +219,7 @@ function interactiveClaudeUnder(observation: PaneObservation, head: SeenProcess)
  */
 export function inferredTarget(observation: PaneObservation): InferredTarget {
   if (!observation.shellAlive) return null;
-  const head = observation.children[0];
+  const head = paneForegroundJob(observation)[0];
   if (!head) return null;
   const session = observation.claude.get(head.pid) ?? null;
   if (session || isClaudeCodeProcess(head)) {
@@ -231,8 +258,9 @@ export function decideInference(observation: PaneObservation, leases: readonly W
   const live = current.filter((lease) => lease.state !== 'ended');
   const inferred = live.filter((lease) => lease.kind === 'inferred' && lease.state === 'active');
   const target = inferredTarget(observation);
+  const head = observation.shellAlive ? paneForegroundJob(observation)[0] : undefined;
   // Unsure: the lease already held on that process stands, and none is started.
-  const found = target === UNSURE ? { process: observation.children[0]!, session: null } : target;
+  const found = target === UNSURE ? { process: head!, session: null } : target;
   const subtree = found ? observation.subtreeOf(found.process.pid) : new Set<number>();
   const actions: InferenceAction[] = [];
   let kept = false;
@@ -243,15 +271,19 @@ export function decideInference(observation: PaneObservation, leases: readonly W
     if (!sameTarget) {
       const execution = observation.execution;
       const exit = execution?.ended && execution.exitCode !== null ? `, exit ${execution.exitCode}` : '';
-      const head = observation.children[0];
-      const atPrompt = found === null && head !== undefined && pid === head.pid && lease.observer.kind === 'pid' && lease.observer.startTime === head.startTime;
+      const isTarget = (process: SeenProcess | undefined) => process !== undefined && pid === process.pid && lease.observer.kind === 'pid' && lease.observer.startTime === process.startTime;
+      const atPrompt = found === null && isTarget(head);
+      // Still the shell's child, but no longer in the terminal's foreground.
+      const leftForeground = observation.foregroundGroup !== null && !isTarget(head) && observation.children.some(isTarget);
       const why = !observation.shellAlive
         ? "the pane's shell exited"
         : atPrompt
           ? 'Claude Code is at its prompt, waiting on the human'
-          : found === null || pid !== found.process.pid
-          ? `target pid ${pid ?? '?'} is no longer the pane's running job${exit}`
-          : `target pid ${pid} now belongs to another process${exit}`;
+          : leftForeground
+            ? `target pid ${pid} left the terminal's foreground (stopped with Ctrl+Z, or running in the background)${exit}`
+            : found === null || pid !== found.process.pid
+              ? `target pid ${pid ?? '?'} is no longer the pane's running job${exit}`
+              : `target pid ${pid} now belongs to another process${exit}`;
       actions.push({ action: 'end', leaseId: lease.id, reason: why, observed: true });
       continue;
     }

@@ -22,6 +22,13 @@ export interface ProcessInfo {
   /** Single-letter scheduler state (R, S, D, Z, ...). "Z" means exited but not yet reaped. */
   state: string;
   comm: string;
+  /** Its process group. */
+  pgrp?: number;
+  /**
+   * The foreground process group of its controlling terminal (the job that has the terminal
+   * now); absent when it has no controlling terminal.
+   */
+  tpgid?: number;
   /**
    * CPU time used, in clock ticks: user + system of the process and of its children it has
    * waited for (Linux /proc stat fields 14-17). Undefined where the platform does not say
@@ -46,35 +53,43 @@ export function parseProcStat(text: string): ProcessInfo | null {
   const rest = text.slice(close + 2).trim().split(/\s+/);
   const state = rest[0];
   const ppid = Number(rest[1]);
+  const pgrp = Number(rest[5 - 3]);
+  const tpgid = Number(rest[8 - 3]);
   const startTicks = rest[22 - 3];
   if (!Number.isInteger(pid) || !Number.isInteger(ppid) || state === undefined || !/^\d+$/.test(startTicks ?? '')) {
     return null;
   }
   const cpu = [rest[14 - 3], rest[15 - 3], rest[16 - 3], rest[17 - 3]].map(Number);
   const cpuTicks = cpu.every((value) => Number.isSafeInteger(value) && value >= 0) ? cpu.reduce((sum, value) => sum + value, 0) : undefined;
-  return { pid, ppid, startTime: startTicks, state, comm, ...(cpuTicks === undefined ? {} : { cpuTicks }) };
+  return { pid, ppid, startTime: startTicks, state, comm, ...(cpuTicks === undefined ? {} : { cpuTicks }), ...groups(pgrp, tpgid) };
+}
+
+/** pgrp and tpgid when they are numbers; tpgid only when there is a controlling terminal (-1 or 0 says none). */
+function groups(pgrp: number, tpgid: number): Pick<ProcessInfo, 'pgrp' | 'tpgid'> {
+  return { ...(Number.isInteger(pgrp) && pgrp > 0 ? { pgrp } : {}), ...(Number.isInteger(tpgid) && tpgid > 0 ? { tpgid } : {}) };
 }
 
 /**
- * Parses one line of `ps -o pid=,ppid=,lstart=,stat=,comm=` (macOS). lstart is always five
- * tokens ("Mon Dec  2 12:00:00 2026"); comm comes last because it may contain spaces.
+ * Parses one line of `ps -o pid=,ppid=,pgid=,tpgid=,lstart=,stat=,comm=` (macOS). lstart is
+ * always five tokens ("Mon Dec  2 12:00:00 2026"); comm comes last because it may contain spaces.
  */
 export function parsePsLine(line: string): ProcessInfo | null {
   const tokens = line.trim().split(/\s+/);
-  if (tokens.length < 9) return null;
+  if (tokens.length < 11) return null;
   const pid = Number(tokens[0]);
   const ppid = Number(tokens[1]);
   if (!Number.isInteger(pid) || !Number.isInteger(ppid)) return null;
   return {
     pid,
     ppid,
-    startTime: tokens.slice(2, 7).join(' '),
-    state: tokens[7].charAt(0),
-    comm: tokens.slice(8).join(' '),
+    startTime: tokens.slice(4, 9).join(' '),
+    state: tokens[9]!.charAt(0),
+    comm: tokens.slice(10).join(' '),
+    ...groups(Number(tokens[2]), Number(tokens[3])),
   };
 }
 
-const PS_COLUMNS = 'pid=,ppid=,lstart=,stat=,comm=';
+const PS_COLUMNS = 'pid=,ppid=,pgid=,tpgid=,lstart=,stat=,comm=';
 
 function runPs(args: string[]): string {
   try {

@@ -17,6 +17,7 @@ import {
   type ShellExecutionSignal,
   decideExecutionEnd,
   decideInference,
+  paneForegroundJob,
 } from '../../core/waitLease/inferred.ts';
 import { LeaseholdError } from '../../core/errors.ts';
 import type { LeaseClock } from '../clock/leaseClock.ts';
@@ -195,10 +196,12 @@ export class InferenceObserver {
         const shell = byPid.get(pane.shellPid!);
         const shellAlive = shell !== undefined && shell.startTime === pane.shellStartTime;
         const children = shellAlive ? [...(childrenOf.get(shell.pid) ?? [])].sort(byStart) : [];
-        const seen: SeenProcess[] = children.map((child) => ({ pid: child.pid, startTime: child.startTime, comm: child.comm, argv: null }));
-        // Only the head's arguments and the session files of its subtree (Claude Code itself,
-        // or under a wrapper such as npx) matter (inferred.ts inferredTarget).
-        const head = seen[0];
+        const seen: SeenProcess[] = children.map((child) => ({ pid: child.pid, startTime: child.startTime, comm: child.comm, argv: null, pgrp: child.pgrp ?? null }));
+        const foregroundGroup = shellAlive ? (shell.tpgid ?? null) : null;
+        const groupOf = (pid: number) => byPid.get(pid)?.pgrp;
+        // Only the foreground head's arguments and the session files of its subtree (Claude
+        // Code itself, or under a wrapper such as npx) matter (inferred.ts inferredTarget).
+        const head = paneForegroundJob({ children: seen, foregroundGroup, subtreeOf, groupOf })[0];
         const claude = new Map<number, ClaudeSessionSignal>();
         if (head) {
           head.argv = readArgs(head.pid);
@@ -215,6 +218,8 @@ export class InferenceObserver {
           generation: pane.generation,
           shellAlive,
           children: seen,
+          foregroundGroup,
+          groupOf,
           subtreeOf,
           commOf: (pid) => byPid.get(pid)?.comm,
           argvOf: (pid) => (pid === head?.pid ? head.argv : readArgs(pid)),

@@ -71,17 +71,25 @@ describe('process identity and tree', function () {
 
     it('parses a comm that contains spaces and parentheses', () => {
       const line = '4242 (my (weird) comm) S 4100 4242 4100 0 -1 4194304 101 0 0 0 0 0 0 0 20 0 1 0 987654 3133440 412 18446744073709551615';
-      assert.deepEqual(parseProcStat(line), { pid: 4242, ppid: 4100, startTime: '987654', state: 'S', comm: 'my (weird) comm', cpuTicks: 0 });
+      assert.deepEqual(parseProcStat(line), { pid: 4242, ppid: 4100, startTime: '987654', state: 'S', comm: 'my (weird) comm', cpuTicks: 0, pgrp: 4242 });
+    });
+
+    it("reads the process group and its terminal's foreground group (none without a terminal)", () => {
+      const onTerminal = '2063 (sleep) T 2062 2063 2062 34816 2062 1077936128 97 0 0 0 0 0 0 0 20 0 1 0 151250 2408448 224 18446744073709551615';
+      assert.deepEqual([parseProcStat(onTerminal)?.pgrp, parseProcStat(onTerminal)?.tpgid, parseProcStat(onTerminal)?.state], [2063, 2062, 'T']);
     });
 
     it('parses macOS ps output with its five-token start time', () => {
-      assert.deepEqual(parsePsLine('  812   1 Mon Dec  2 12:00:00 2026     Ss   /bin/zsh -l'), {
+      assert.deepEqual(parsePsLine('  812   1   812   901 Mon Dec  2 12:00:00 2026     Ss   /bin/zsh -l'), {
         pid: 812,
         ppid: 1,
         startTime: 'Mon Dec 2 12:00:00 2026',
         state: 'S',
         comm: '/bin/zsh -l',
+        pgrp: 812,
+        tpgid: 901,
       });
+      assert.equal(parsePsLine('  813   1   813     0 Mon Dec  2 12:00:00 2026     Ss   launchd-child')?.tpgid, undefined, 'no terminal');
     });
   });
 
