@@ -70,26 +70,53 @@ function groups(pgrp: number, tpgid: number): Pick<ProcessInfo, 'pgrp' | 'tpgid'
 }
 
 /**
- * Parses one line of `ps -o pid=,ppid=,pgid=,tpgid=,lstart=,stat=,comm=` (macOS). lstart is
- * always five tokens ("Mon Dec  2 12:00:00 2026"); comm comes last because it may contain spaces.
+ * Parses one line of `ps -o pid=,ppid=,pgid=,tpgid=,lstart=,stat=,comm=` (macOS), or without
+ * pgid and tpgid (`withGroups` false: a ps that does not know them). lstart is always five
+ * tokens ("Mon Dec  2 12:00:00 2026"); comm comes last because it may contain spaces.
  */
-export function parsePsLine(line: string): ProcessInfo | null {
+export function parsePsLine(line: string, withGroups = true): ProcessInfo | null {
   const tokens = line.trim().split(/\s+/);
-  if (tokens.length < 11) return null;
+  const at = withGroups ? 4 : 2;
+  if (tokens.length < at + 7) return null;
   const pid = Number(tokens[0]);
   const ppid = Number(tokens[1]);
   if (!Number.isInteger(pid) || !Number.isInteger(ppid)) return null;
   return {
     pid,
     ppid,
-    startTime: tokens.slice(4, 9).join(' '),
-    state: tokens[9]!.charAt(0),
-    comm: tokens.slice(10).join(' '),
-    ...groups(Number(tokens[2]), Number(tokens[3])),
+    startTime: tokens.slice(at, at + 5).join(' '),
+    state: tokens[at + 5]!.charAt(0),
+    comm: tokens.slice(at + 6).join(' '),
+    ...(withGroups ? groups(Number(tokens[2]), Number(tokens[3])) : {}),
   };
 }
 
 const PS_COLUMNS = 'pid=,ppid=,pgid=,tpgid=,lstart=,stat=,comm=';
+const PS_COLUMNS_WITHOUT_GROUPS = 'pid=,ppid=,lstart=,stat=,comm=';
+
+/**
+ * `ps -o <columns> <selection>`'s lines, parsed. A ps that does not know pgid or tpgid fails
+ * (no output): the first time that happens, whether it knows them is settled by asking it about
+ * this very process, and from then on the columns it knows are asked for. The first call costs
+ * one ps run wherever the columns are known (the hook process starts afresh for each event).
+ */
+let psKnowsGroups: boolean | undefined;
+function psRows(selection: string[]): ProcessInfo[] {
+  const run = (withGroups: boolean) =>
+    runPs(['-o', withGroups ? PS_COLUMNS : PS_COLUMNS_WITHOUT_GROUPS, ...selection])
+      .split('\n')
+      .map((line) => parsePsLine(line, withGroups))
+      .filter((info): info is ProcessInfo => info !== null);
+  if (psKnowsGroups !== undefined) return run(psKnowsGroups);
+  const rows = run(true);
+  if (rows.length > 0) {
+    psKnowsGroups = true;
+    return rows;
+  }
+  // Nothing back: no such process, or a ps that refused the columns. Ask it about this process.
+  psKnowsGroups = runPs(['-o', PS_COLUMNS, '-p', String(process.pid)]).trim() !== '';
+  return psKnowsGroups ? rows : run(false);
+}
 
 function runPs(args: string[]): string {
   try {
@@ -112,8 +139,7 @@ export function readProcessInfo(pid: number): ProcessInfo | null {
       return null;
     }
   }
-  const line = runPs(['-o', PS_COLUMNS, '-p', String(pid)]).split('\n').find((l) => l.trim() !== '');
-  return line === undefined ? null : parsePsLine(line);
+  return psRows(['-p', String(pid)])[0] ?? null;
 }
 
 /**
@@ -140,10 +166,7 @@ export function listProcesses(): ProcessInfo[] {
     }
     return result;
   }
-  return runPs(['-A', '-o', PS_COLUMNS])
-    .split('\n')
-    .map(parsePsLine)
-    .filter((info): info is ProcessInfo => info !== null);
+  return psRows(['-A']);
 }
 
 /** The argv of a process joined with spaces, or null when it is gone or unreadable. */

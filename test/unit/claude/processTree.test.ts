@@ -90,6 +90,13 @@ describe('process identity and tree', function () {
         tpgid: 901,
       });
       assert.equal(parsePsLine('  813   1   813     0 Mon Dec  2 12:00:00 2026     Ss   launchd-child')?.tpgid, undefined, 'no terminal');
+      assert.deepEqual(parsePsLine('  812   1 Mon Dec  2 12:00:00 2026     Ss   /bin/zsh -l', false), {
+        pid: 812,
+        ppid: 1,
+        startTime: 'Mon Dec 2 12:00:00 2026',
+        state: 'S',
+        comm: '/bin/zsh -l',
+      }, 'a ps without pgid and tpgid');
     });
   });
 
