@@ -148,6 +148,16 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
     assert.deepEqual(await leases(), [], 'none at its prompt');
   });
 
+  /** Scripts one foreground Bash `command`, asks for it, and ticks until the lease its work gets. */
+  async function leaseWhileItRuns(command: string) {
+    model.script(turn([toolUse('Bash', { command, description: 'a command' })]), text('Done.'));
+    await tui.submit(`run ${command}`);
+    return until('a lease while it works', async () => {
+      await tick();
+      return (await leases())[0];
+    }, 30_000);
+  }
+
   /** The `sleep` a background task of Claude Code (`pid`) runs, while it runs. */
   const backgroundSleepOf = (pid: number) => listProcesses().find((info) => info.comm === 'sleep' && info.state !== 'Z' && isUnder(info.pid, pid));
 
@@ -237,12 +247,7 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
     // back ("Claude Code is suspended. Run `fg` to bring it back."); its file keeps saying busy
     // and the Bash command it ran keeps running in a group of its own.
     const { pid } = await startWatched(claudeCommand(['--allowedTools', 'Bash']));
-    model.script(turn([toolUse('Bash', { command: 'sleep 20', description: 'a long command' })]), text('Done.'));
-    await tui.submit('run sleep 20');
-    const lease = await until('a lease while it works', async () => {
-      await tick();
-      return (await leases())[0];
-    }, 30_000);
+    const lease = await leaseWhileItRuns('sleep 20');
     await tui.keys('C-z');
     await until('Claude Code stopped, the shell at its prompt', async () => (readProcessInfo(pid)?.state === 'T' && /suspended/.test(tui.screen()) ? true : undefined), 30_000);
     assert.equal(statusOf(pid), 'busy', 'its file still says busy');
@@ -285,6 +290,31 @@ describe('real Claude Code: the inferred tier (model API is a scripted stand-in)
     assert.deepEqual(await leases(), [], 'ended within one tick of its exit');
     const [row] = await t.client.ledger({ kind: 'inferred' });
     assert.match(row!.release_note ?? '', /no longer the pane's running job/);
+  });
+
+  it("as the terminal's own program (no shell): its MCP server child is no job at its prompt; busy, the lease is on Claude Code", async () => {
+    await tui.stop();
+    // A stdio MCP server that never answers stays Claude Code's child, as a real one does.
+    const mcp = JSON.stringify({ mcpServers: { idle: { command: 'sleep', args: ['600'] } } });
+    tui = await startClaudeInteractive({ home, model, inShell: false, args: ['--allowedTools', 'Bash', '--mcp-config', mcp] });
+    const pid = tui.panePid();
+    assert.equal(readProcessInfo(pid)?.comm, 'claude.exe', "Claude Code is the pane's own process");
+    await t.client.registerPane({ name: PANE, source: 'vscode', shell_pid: pid, shell_start_time: readProcessInfo(pid)!.startTime });
+    const mcpChild = () => listProcesses().find((info) => info.ppid === pid && info.comm === 'sleep' && info.state !== 'Z');
+    let acquired = 0;
+    await until('Claude Code at its prompt with its MCP server running', async () => {
+      acquired += (await tick()).acquired;
+      return statusOf(pid) === 'idle' && mcpChild() ? true : undefined;
+    }, 30_000);
+    for (let index = 0; index < 10; index++) acquired += (await tick()).acquired;
+    assert.equal(acquired, 0, 'at its prompt (or starting): no lease, on it or on its MCP server');
+
+    const lease = await leaseWhileItRuns('sleep 3');
+    assert.match(lease.job_ref, /^claude:[0-9a-f-]{36}$/);
+    assert.deepEqual(lease.observer, { kind: 'pid', pid, start_time: readProcessInfo(pid)!.startTime }, 'held on Claude Code');
+    await until('the lease to end back at its prompt', async () => ((await tick()).ended > 0 ? true : undefined), 30_000);
+    assert.equal(statusOf(pid), 'idle');
+    assert.deepEqual(await leases(), []);
   });
 
   it('started by a wrapper (as npx starts it): no lease while it starts or sits at its prompt', async () => {

@@ -245,6 +245,36 @@ for (const target of storageTargets) {
       assert.equal((await tick()).ended, 0, 'its idle just before it exits does not end it: its exit does');
     });
 
+    it("Claude Code as the pane's own program (a terminal that runs claude, no shell): its status decides, its children are part of it", async () => {
+      // sh run as claude.exe is the pane's process, its child a long-lived sleep (as an MCP server is).
+      const bin = tempDir('claude-bin');
+      symlinkSync([`/usr/bin/sh`, `/bin/sh`].find((path) => existsSync(path))!, join(bin, 'claude.exe'));
+      cleanups.push(() => rmSync(bin, { recursive: true, force: true }));
+      const claude = spawn(join(bin, 'claude.exe'), ['-c', 'sleep 30; true'], { stdio: 'ignore' });
+      cleanups.push(() => claude.kill('SIGKILL'));
+      const info = readProcessInfo(claude.pid!)!;
+      const server = await until("the claude.exe's child", childOf(claude.pid!));
+      const name = `claude-${claude.pid}`;
+      await t.client.registerPane({ name, source: 'vscode', shell_pid: claude.pid!, shell_start_time: info.startTime });
+      const paneLeases = async () => (await t.client.listWaitLeases({ pane: name })).filter((lease) => lease.state !== 'ended');
+      mkdirSync(sessions, { recursive: true });
+      const write = (status: string) =>
+        writeFileSync(join(sessions, `${claude.pid}.json`), JSON.stringify({ pid: claude.pid, sessionId: 'c0ffee00-1111-4222-8333-444455556666', procStart: info.startTime, kind: 'interactive', entrypoint: 'cli', status }));
+
+      assert.equal((await tick()).acquired, 0, 'before it says anything: not a job, nor is its child');
+      write('idle');
+      assert.equal((await tick()).acquired, 0, `at its prompt, its child ${server.comm}@${server.pid} running: not a job`);
+      assert.deepEqual(await paneLeases(), []);
+      write('busy');
+      assert.equal((await tick()).acquired, 1);
+      const [lease] = await paneLeases();
+      assert.equal(lease!.job_ref, 'claude:c0ffee00-1111-4222-8333-444455556666');
+      assert.deepEqual(lease!.observer, { kind: 'pid', pid: claude.pid, start_time: info.startTime }, 'held on Claude Code itself');
+      write('idle');
+      assert.equal((await tick()).ended, 1);
+      assert.match((await t.client.ledger({ kind: 'inferred' }))[0]!.release_note ?? '', /Claude Code is at its prompt, waiting on the human/);
+    });
+
     it('-p inside an argument (an interactive first prompt) is not a scripted run; -p after -- is not either', async () => {
       // Interactive Claude Code with a first prompt that mentions -p, its session file where this
       // server does not look (so nothing but its arguments speaks for it): no lease, ever.

@@ -12,7 +12,8 @@
 //   with `&` leaves the shell at its prompt, and nothing runs there (paneForegroundJob);
 // - interactive Claude Code is a job only while its session file says it works (busy, shell):
 //   at its prompt it waits on the human, and while it has not said, it starts and ends nothing;
-//   a scripted run (`claude -p`) is a job like any other until it exits.
+//   a scripted run (`claude -p`) is a job like any other until it exits; Claude Code as the
+//   terminal's own program (no shell) is what the pane runs, its children part of it.
 // This module decides, per pane and per observation tick, what the observer does. It reads
 // nothing: the server's observer (src/server/waitLeases/inference.ts) brings the process table,
 // the session files and the shell-integration reports.
@@ -79,6 +80,11 @@ export interface PaneObservation {
   generation: number;
   /** The pane's registered shell still runs (same pid and start time). */
   shellAlive: boolean;
+  /**
+   * The pane's registered process itself, while it runs: a shell, or a program the terminal
+   * runs in place of one (a terminal profile whose program is claude).
+   */
+  shell: SeenProcess | null;
   /** The shell's direct children, oldest first (a pipeline's head first). */
   children: readonly SeenProcess[];
   /**
@@ -94,7 +100,7 @@ export interface PaneObservation {
   commOf: (pid: number) => string | undefined;
   /** A process's argv (null: unreadable); read when asked. */
   argvOf: (pid: number) => readonly string[] | null;
-  /** Session files of Claude Code processes in the head's subtree (the head included), by pid. */
+  /** Session files of Claude Code processes: the pane's own process, and the head's subtree (the head included), by pid. */
   claude: ReadonlyMap<number, ClaudeSessionSignal>;
   /** Shell integration's report for this pane, if any. */
   execution: ShellExecutionSignal | null;
@@ -209,6 +215,18 @@ export function paneForegroundJob(observation: Pick<PaneObservation, 'children' 
 }
 
 /**
+ * Claude Code as the pane's own program (a terminal that runs claude with no shell around it),
+ * known by its session file or its name: then it is what the pane runs, and its session says
+ * what the pane does; its children (MCP servers, the commands it runs) are part of it.
+ */
+function claudeAsPaneProgram(observation: PaneObservation): { process: SeenProcess; session: ClaudeSessionSignal | null } | undefined {
+  const shell = observation.shell;
+  if (!shell) return undefined;
+  const session = observation.claude.get(shell.pid) ?? null;
+  return session || isClaudeCodeProcess(shell) ? { process: shell, session } : undefined;
+}
+
+/**
  * The pane's foreground job as the signals show it; null when nothing runs or an agent sits at
  * its prompt; UNSURE when interactive Claude Code runs there and its session file does not say
  * it works: before the file says anything (about half a second from its start, seen with
@@ -219,6 +237,8 @@ export function paneForegroundJob(observation: Pick<PaneObservation, 'children' 
  */
 export function inferredTarget(observation: PaneObservation): InferredTarget {
   if (!observation.shellAlive) return null;
+  const program = claudeAsPaneProgram(observation);
+  if (program) return isScriptedRun(program.session, () => program.process.argv) ? program : interactiveTarget(program.process, program.session);
   const head = paneForegroundJob(observation)[0];
   if (!head) return null;
   const session = observation.claude.get(head.pid) ?? null;
@@ -258,7 +278,8 @@ export function decideInference(observation: PaneObservation, leases: readonly W
   const live = current.filter((lease) => lease.state !== 'ended');
   const inferred = live.filter((lease) => lease.kind === 'inferred' && lease.state === 'active');
   const target = inferredTarget(observation);
-  const head = observation.shellAlive ? paneForegroundJob(observation)[0] : undefined;
+  // What the pane runs: Claude Code as its own program, else its foreground job's head.
+  const head = observation.shellAlive ? (claudeAsPaneProgram(observation)?.process ?? paneForegroundJob(observation)[0]) : undefined;
   // Unsure: the lease already held on that process stands, and none is started.
   const found = target === UNSURE ? { process: head!, session: null } : target;
   const subtree = found ? observation.subtreeOf(found.process.pid) : new Set<number>();

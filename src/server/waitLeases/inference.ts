@@ -203,6 +203,12 @@ export class InferenceObserver {
         // Code itself, or under a wrapper such as npx) matter (inferred.ts inferredTarget).
         const head = paneForegroundJob({ children: seen, foregroundGroup, subtreeOf, groupOf })[0];
         const claude = new Map<number, ClaudeSessionSignal>();
+        // The pane's own process, in case it is Claude Code itself (a terminal that runs claude with no shell).
+        const paneProcess: SeenProcess | null = shellAlive ? { pid: shell.pid, startTime: shell.startTime, comm: shell.comm, argv: readArgs(shell.pid), pgrp: shell.pgrp ?? null } : null;
+        if (paneProcess && sessionsDir !== null && withSession.has(paneProcess.pid)) {
+          const session = readClaudeSession(sessionsDir, shell!);
+          if (session) claude.set(paneProcess.pid, session);
+        }
         if (head) {
           head.argv = readArgs(head.pid);
           if (sessionsDir !== null && withSession.size > 0) {
@@ -217,6 +223,7 @@ export class InferenceObserver {
           pane: pane.name,
           generation: pane.generation,
           shellAlive,
+          shell: paneProcess,
           children: seen,
           foregroundGroup,
           groupOf,
