@@ -353,6 +353,40 @@ for (const target of storageTargets) {
       assert.deepEqual(await pane.leases(), []);
     });
 
+    it('a shell run at the prompt (bash typed there, nix-shell) is nothing running while it sits at its own prompt; its jobs are the pane\'s', async () => {
+      const pane = await terminalPane('bash --norc --noprofile -i', 'bash');
+      pane.type('bash --norc --noprofile\n');
+      const inner = await until('the inner shell, with the terminal', () => {
+        const child = listProcesses().find((info) => info.ppid === pane.shell.pid && info.comm === 'bash' && info.state !== 'Z');
+        return child && pane.foreground() === child.pgrp ? child : undefined;
+      });
+      assert.equal((await tick()).acquired, 0, 'a shell at its prompt: nothing runs');
+      assert.deepEqual(await pane.leases(), []);
+
+      pane.type('sleep 30\n');
+      const sleep = await until('sleep in the inner shell, in the foreground', () => {
+        const child = childOf(inner.pid)();
+        return child && pane.foreground() === child.pgrp ? child : undefined;
+      });
+      assert.equal((await tick()).acquired, 1, 'a job in the inner shell: the pane waits on it');
+      const [lease] = await pane.leases();
+      assert.deepEqual(lease!.observer, { kind: 'pid', pid: inner.pid, start_time: inner.startTime }, 'held on the pane shell\'s own job');
+
+      pane.type('\x03');
+      await until('sleep gone, the inner shell at its prompt', () => ((readProcessInfo(sleep.pid)?.state ?? 'Z') === 'Z' && pane.foreground() === inner.pgrp ? true : undefined));
+      assert.equal((await tick()).ended, 1);
+      const row = (await t.client.ledger({ kind: 'inferred' })).find((entry) => entry.lease_id === lease!.lease_id)!;
+      assert.match(row.release_note ?? '', /bash@\d+ is a shell at its prompt: nothing runs in the pane/);
+
+      // A shell running a command is a job, though a shell.
+      pane.type("exit\nbash -c 'sleep 30; true'\n");
+      await until('bash -c in the foreground', () => {
+        const child = listProcesses().find((info) => info.ppid === pane.shell.pid && info.comm === 'bash' && info.state !== 'Z' && info.pid !== inner.pid);
+        return child && pane.foreground() === child.pgrp && childOf(child.pid)() ? child : undefined;
+      });
+      assert.equal((await tick()).acquired, 1);
+    });
+
     it('a shell without job control on a terminal (a task terminal): its commands share its group and are its job', async () => {
       const pane = await terminalPane("bash --norc --noprofile -c 'sleep 30; true'", 'bash');
       const sleep = await until('the sleep', childOf(pane.shell.pid));

@@ -9,7 +9,8 @@
 //   toward declared; its progress is recorded and shown, never escalated (fuses.ts);
 // - a declared lease for the same job supersedes it;
 // - the pane's job is the one in its terminal's foreground: a job stopped with Ctrl+Z or run
-//   with `&` leaves the shell at its prompt, and nothing runs there (paneForegroundJob);
+//   with `&` leaves the shell at its prompt, and nothing runs there (paneForegroundJob); nor
+//   does anything while the foreground is a shell the pane runs, at its own prompt;
 // - interactive Claude Code is a job only while its session file says it works (busy, shell):
 //   at its prompt it waits on the human, and while it has not said, it starts and ends nothing;
 //   a scripted run (`claude -p`) is a job like any other until it exits; Claude Code as the
@@ -94,6 +95,8 @@ export interface PaneObservation {
   foregroundGroup: number | null;
   /** The process group of a process in the table, by pid. */
   groupOf: (pid: number) => number | undefined;
+  /** The pane's processes (its shell and all below it) in the terminal's foreground group. */
+  foregroundMembers: readonly number[];
   /** Every pid in the subtree of each child (the child included), for "is this declared lease the same job". */
   subtreeOf: (pid: number) => ReadonlySet<number>;
   /** The kernel's name (comm) of a process in the table, by pid. */
@@ -214,6 +217,45 @@ export function paneForegroundJob(observation: Pick<PaneObservation, 'children' 
   );
 }
 
+/** Shells by program name (a login shell's argv[0] has a leading dash). */
+const SHELL_PROGRAMS: readonly string[] = ['bash', 'zsh', 'fish', 'sh', 'dash', 'ash', 'ksh', 'mksh', 'tcsh', 'csh', 'nu', 'pwsh', 'elvish', 'xonsh'];
+/** Shell options whose value is the next argument (not a script to run). */
+const SHELL_OPTIONS_WITH_VALUE: readonly string[] = ['--rcfile', '--init-file', '-o', '+o', '-O', '+O', '--init-command', '-C'];
+
+/**
+ * Whether a process is an interactive shell: a shell by name whose arguments name no script
+ * and no command (`bash`, `-zsh`, `bash --rcfile rc`, as nix-shell starts one; not `bash -c …`,
+ * `sh build.sh` or `fish --command=…`). An unreadable argv is not known to be one.
+ */
+export function isInteractiveShell(process: { comm: string | undefined; argv: readonly string[] | null }): boolean {
+  const argv = process.argv;
+  if (argv === null || argv.length === 0) return false;
+  const name = (argv[0]!.split('/').pop() ?? '').replace(/^-/, '');
+  if (!SHELL_PROGRAMS.includes(name) && !SHELL_PROGRAMS.includes(process.comm ?? '')) return false;
+  if (argv.slice(1).some((arg) => /^--command/.test(arg) || /^-[A-Za-z]*c[A-Za-z]*$/.test(arg))) return false; // -c, -lc, fish --command
+  // Commands from standard input (the terminal): the operands after -s are arguments, not a script.
+  let fromInput = false;
+  for (let index = 1; index < argv.length; index++) {
+    const arg = argv[index]!;
+    if (arg === '--') return fromInput || index === argv.length - 1;
+    if (/^-[A-Za-z]*s[A-Za-z]*$/.test(arg)) fromInput = true;
+    if (SHELL_OPTIONS_WITH_VALUE.includes(arg)) index += 1;
+    else if (!arg.startsWith('-') && !arg.startsWith('+')) return fromInput; // a script, unless -s
+  }
+  return true;
+}
+
+/**
+ * Whether the terminal's foreground is a shell at its prompt: the pane's own shell, or one it
+ * runs (`bash` typed at the prompt, nix-shell), with no job of its own in front of it. Nothing
+ * runs in the pane then. (A shell running a job gives the terminal to the job's group.)
+ */
+function shellAtItsPrompt(observation: PaneObservation): boolean {
+  const members = observation.foregroundMembers;
+  if (observation.foregroundGroup === null || members.length === 0) return false;
+  return members.every((pid) => (observation.shell !== null && pid === observation.shell.pid) || isInteractiveShell({ comm: observation.commOf(pid), argv: observation.argvOf(pid) }));
+}
+
 /**
  * Claude Code as the pane's own program (a terminal that runs claude with no shell around it),
  * known by its session file or its name: then it is what the pane runs, and its session says
@@ -239,6 +281,7 @@ export function inferredTarget(observation: PaneObservation): InferredTarget {
   if (!observation.shellAlive) return null;
   const program = claudeAsPaneProgram(observation);
   if (program) return isScriptedRun(program.session, () => program.process.argv) ? program : interactiveTarget(program.process, program.session);
+  if (shellAtItsPrompt(observation)) return null;
   const head = paneForegroundJob(observation)[0];
   if (!head) return null;
   const session = observation.claude.get(head.pid) ?? null;
@@ -294,11 +337,14 @@ export function decideInference(observation: PaneObservation, leases: readonly W
       const exit = execution?.ended && execution.exitCode !== null ? `, exit ${execution.exitCode}` : '';
       const isTarget = (process: SeenProcess | undefined) => process !== undefined && pid === process.pid && lease.observer.kind === 'pid' && lease.observer.startTime === process.startTime;
       const atPrompt = found === null && isTarget(head);
+      const nestedShellAtPrompt = atPrompt && shellAtItsPrompt(observation);
       // Still the shell's child, but no longer in the terminal's foreground.
       const leftForeground = observation.foregroundGroup !== null && !isTarget(head) && observation.children.some(isTarget);
       const why = !observation.shellAlive
         ? "the pane's shell exited"
-        : atPrompt
+        : nestedShellAtPrompt
+          ? `${programOf(head!)}@${pid} is a shell at its prompt: nothing runs in the pane`
+          : atPrompt
           ? 'Claude Code is at its prompt, waiting on the human'
           : leftForeground
             ? `target pid ${pid} left the terminal's foreground (stopped with Ctrl+Z, or running in the background)${exit}`

@@ -199,6 +199,7 @@ export class InferenceObserver {
         const seen: SeenProcess[] = children.map((child) => ({ pid: child.pid, startTime: child.startTime, comm: child.comm, argv: null, pgrp: child.pgrp ?? null }));
         const foregroundGroup = shellAlive ? (shell.tpgid ?? null) : null;
         const groupOf = (pid: number) => byPid.get(pid)?.pgrp;
+        const foregroundMembers = foregroundGroup === null ? [] : [...subtreeOf(shell!.pid)].filter((pid) => groupOf(pid) === foregroundGroup);
         // Only the foreground head's arguments and the session files of its subtree (Claude
         // Code itself, or under a wrapper such as npx) matter (inferred.ts inferredTarget).
         const head = paneForegroundJob({ children: seen, foregroundGroup, subtreeOf, groupOf })[0];
@@ -227,9 +228,10 @@ export class InferenceObserver {
           children: seen,
           foregroundGroup,
           groupOf,
+          foregroundMembers,
           subtreeOf,
           commOf: (pid) => byPid.get(pid)?.comm,
-          argvOf: (pid) => (pid === head?.pid ? head.argv : readArgs(pid)),
+          argvOf: (pid) => (pid === head?.pid ? head.argv : pid === paneProcess?.pid ? paneProcess.argv : readArgs(pid)),
           claude,
           execution: this.executions.of(humanId, pane.name, pane.generation),
         };
