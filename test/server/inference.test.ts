@@ -378,6 +378,22 @@ for (const target of storageTargets) {
       const row = (await t.client.ledger({ kind: 'inferred' })).find((entry) => entry.lease_id === lease!.lease_id)!;
       assert.match(row.release_note ?? '', /bash@\d+ is a shell at its prompt: nothing runs in the pane/);
 
+      // A shell reading a script from a file is a job, though a shell with no arguments: here it
+      // waits in a builtin (read), no child of its own in the foreground.
+      const dir = tempDir('shell-script');
+      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+      writeFileSync(join(dir, 'wait.sh'), `mkfifo ${dir}/f\nread -t 30 line <> ${dir}/f\n`);
+      pane.type(`bash < ${dir}/wait.sh\n`);
+      const reader = await until('bash reading its script, in the foreground', () => {
+        const child = listProcesses().find((info) => info.ppid === inner.pid && info.comm === 'bash' && info.state !== 'Z');
+        return child && pane.foreground() === child.pgrp && existsSync(join(dir, 'f')) && !listProcesses().some((info) => info.ppid === child.pid) ? child : undefined;
+      });
+      assert.equal((await tick()).acquired, 1, 'its input is a file: a job');
+      assert.deepEqual((await pane.leases())[0]!.observer, { kind: 'pid', pid: inner.pid, start_time: inner.startTime }, "held on the pane shell's own job, the inner shell");
+      process.kill(reader.pid, 'SIGKILL');
+      await until('the script gone', () => (pane.foreground() === inner.pgrp ? true : undefined));
+      assert.equal((await tick()).ended, 1);
+
       // A shell running a command is a job, though a shell.
       pane.type("exit\nbash -c 'sleep 30; true'\n");
       await until('bash -c in the foreground', () => {

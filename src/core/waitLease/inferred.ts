@@ -97,6 +97,8 @@ export interface PaneObservation {
   groupOf: (pid: number) => number | undefined;
   /** The pane's processes (its shell and all below it) in the terminal's foreground group. */
   foregroundMembers: readonly number[];
+  /** Whether a process reads its standard input from a terminal (null: unknown); read when asked. */
+  stdinIsTerminalOf: (pid: number) => boolean | null;
   /** Every pid in the subtree of each child (the child included), for "is this declared lease the same job". */
   subtreeOf: (pid: number) => ReadonlySet<number>;
   /** The kernel's name (comm) of a process in the table, by pid. */
@@ -225,11 +227,12 @@ const SHELL_OPTIONS_WITH_VALUE: readonly string[] = ['--rcfile', '--init-file', 
 /**
  * Whether a process is an interactive shell: a shell by name whose arguments name no script
  * and no command (`bash`, `-zsh`, `bash --rcfile rc`, as nix-shell starts one; not `bash -c …`,
- * `sh build.sh` or `fish --command=…`). An unreadable argv is not known to be one.
+ * `sh build.sh` or `fish --command=…`) and whose input, when known, is a terminal (not
+ * `sh < install.sh`). An unreadable argv is not known to be one.
  */
-export function isInteractiveShell(process: { comm: string | undefined; argv: readonly string[] | null }): boolean {
+export function isInteractiveShell(process: { comm: string | undefined; argv: readonly string[] | null; stdinIsTerminal?: boolean | null }): boolean {
   const argv = process.argv;
-  if (argv === null || argv.length === 0) return false;
+  if (argv === null || argv.length === 0 || process.stdinIsTerminal === false) return false;
   const name = (argv[0]!.split('/').pop() ?? '').replace(/^-/, '');
   if (!SHELL_PROGRAMS.includes(name) && !SHELL_PROGRAMS.includes(process.comm ?? '')) return false;
   if (argv.slice(1).some((arg) => /^--command/.test(arg) || /^-[A-Za-z]*c[A-Za-z]*$/.test(arg))) return false; // -c, -lc, fish --command
@@ -253,7 +256,11 @@ export function isInteractiveShell(process: { comm: string | undefined; argv: re
 function shellAtItsPrompt(observation: PaneObservation): boolean {
   const members = observation.foregroundMembers;
   if (observation.foregroundGroup === null || members.length === 0) return false;
-  return members.every((pid) => (observation.shell !== null && pid === observation.shell.pid) || isInteractiveShell({ comm: observation.commOf(pid), argv: observation.argvOf(pid) }));
+  return members.every(
+    (pid) =>
+      (observation.shell !== null && pid === observation.shell.pid) ||
+      isInteractiveShell({ comm: observation.commOf(pid), argv: observation.argvOf(pid), stdinIsTerminal: observation.stdinIsTerminalOf(pid) }),
+  );
 }
 
 /**

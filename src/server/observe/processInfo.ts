@@ -7,7 +7,7 @@
 import { nodeFs, nodeChildProcess } from '../../runtime/builtins.ts';
 
 // node:fs through builtins.ts: an ESM import of it costs the hook process ~6 ms (see there).
-const { readFileSync, readdirSync } = nodeFs();
+const { readFileSync, readdirSync, readlinkSync } = nodeFs();
 
 export interface ProcessInfo {
   pid: number;
@@ -196,4 +196,17 @@ export function readArgv(pid: number): string[] | null {
   }
   const line = readCommandLine(pid);
   return line === null ? null : line.split(' ');
+}
+
+/**
+ * Whether a process reads its standard input from a terminal (Linux: /proc/<pid>/fd/0 names a
+ * tty); null where that cannot be read cheaply (other systems, another user's process).
+ */
+export function readStdinIsTerminal(pid: number): boolean | null {
+  if (!isLinux) return null;
+  try {
+    return /^\/dev\/(pts\/\d+|tty\w*|console)$/.test(readlinkSync(`/proc/${pid}/fd/0`));
+  } catch {
+    return null;
+  }
 }

@@ -21,7 +21,7 @@ import {
 } from '../../core/waitLease/inferred.ts';
 import { LeaseholdError } from '../../core/errors.ts';
 import type { LeaseClock } from '../clock/leaseClock.ts';
-import { type ProcessInfo, listProcesses as listAllProcesses, readArgv as readProcessArgv } from '../observe/processInfo.ts';
+import { type ProcessInfo, listProcesses as listAllProcesses, readArgv as readProcessArgv, readStdinIsTerminal } from '../observe/processInfo.ts';
 import type { WaitLeaseService } from './waitLeaseService.ts';
 
 export const DEFAULT_INFERENCE_INTERVAL_MS = 2000;
@@ -36,6 +36,7 @@ export interface InferenceOptions {
   ttlMs?: number;
   listProcesses?: () => ProcessInfo[];
   readArgv?: (pid: number) => readonly string[] | null;
+  stdinIsTerminal?: (pid: number) => boolean | null;
   /** Claude Code's per-process session files (default $CLAUDE_CONFIG_DIR/sessions, else ~/.claude/sessions); null: not read. */
   claudeSessionsDir?: string | null;
   /** Shell-integration reports per pane (the extension's; see ShellExecutions). */
@@ -232,6 +233,7 @@ export class InferenceObserver {
           subtreeOf,
           commOf: (pid) => byPid.get(pid)?.comm,
           argvOf: (pid) => (pid === head?.pid ? head.argv : pid === paneProcess?.pid ? paneProcess.argv : readArgs(pid)),
+          stdinIsTerminalOf: this.options.stdinIsTerminal ?? readStdinIsTerminal,
           claude,
           execution: this.executions.of(humanId, pane.name, pane.generation),
         };

@@ -25,6 +25,9 @@ describe('isInteractiveShell', () => {
     assert.equal(shell('bash', '--', 'build.sh'), false);
     assert.equal(shell('bash', '-x', 'build.sh', 'arg'), false);
     assert.equal(shell('fish', '--command=make'), false);
+    assert.equal(isInteractiveShell({ comm: 'sh', argv: ['sh'], stdinIsTerminal: false }), false, 'sh < install.sh: its input is a file');
+    assert.equal(isInteractiveShell({ comm: 'sh', argv: ['sh'], stdinIsTerminal: true }), true);
+    assert.equal(isInteractiveShell({ comm: 'sh', argv: ['sh'], stdinIsTerminal: null }), true, 'where input cannot be read, the arguments decide');
   });
 
   it('other programs, and a shell whose arguments cannot be read, are not known to be a shell at its prompt', () => {
