@@ -259,7 +259,9 @@ function shellAtItsPrompt(observation: PaneObservation): boolean {
   return members.every(
     (pid) =>
       (observation.shell !== null && pid === observation.shell.pid) ||
-      isInteractiveShell({ comm: observation.commOf(pid), argv: observation.argvOf(pid), stdinIsTerminal: observation.stdinIsTerminalOf(pid) }),
+      // A shell's comm is its program's name: anything else is no shell, its argv unread.
+      (SHELL_PROGRAMS.includes(observation.commOf(pid) ?? '') &&
+        isInteractiveShell({ comm: observation.commOf(pid), argv: observation.argvOf(pid), stdinIsTerminal: observation.stdinIsTerminalOf(pid) })),
   );
 }
 
@@ -268,7 +270,9 @@ function shellAtItsPrompt(observation: PaneObservation): boolean {
  * known by its session file or its name: then it is what the pane runs, and its session says
  * what the pane does; its children (MCP servers, the commands it runs) are part of it.
  */
-function claudeAsPaneProgram(observation: PaneObservation): { process: SeenProcess; session: ClaudeSessionSignal | null } | undefined {
+type ClaudeProgram = { process: SeenProcess; session: ClaudeSessionSignal | null };
+
+function claudeAsPaneProgram(observation: PaneObservation): ClaudeProgram | undefined {
   const shell = observation.shell;
   if (!shell) return undefined;
   const session = observation.claude.get(shell.pid) ?? null;
@@ -284,12 +288,10 @@ function claudeAsPaneProgram(observation: PaneObservation): { process: SeenProce
  * starts no lease and ends none. Interactive Claude Code started by a wrapper counts as the
  * pane's program (the lease is held on the wrapper); a scripted run is a job until it exits.
  */
-export function inferredTarget(observation: PaneObservation): InferredTarget {
+function inferredTarget(observation: PaneObservation, program: ClaudeProgram | undefined, head: SeenProcess | undefined): InferredTarget {
   if (!observation.shellAlive) return null;
-  const program = claudeAsPaneProgram(observation);
   if (program) return isScriptedRun(program.session, () => program.process.argv) ? program : interactiveTarget(program.process, program.session);
   if (shellAtItsPrompt(observation)) return null;
-  const head = paneForegroundJob(observation)[0];
   if (!head) return null;
   const session = observation.claude.get(head.pid) ?? null;
   if (session || isClaudeCodeProcess(head)) {
@@ -327,9 +329,11 @@ export function decideInference(observation: PaneObservation, leases: readonly W
   const current = leases.filter((lease) => lease.generation === observation.generation).map((lease) => leaseAt(lease, now));
   const live = current.filter((lease) => lease.state !== 'ended');
   const inferred = live.filter((lease) => lease.kind === 'inferred' && lease.state === 'active');
-  const target = inferredTarget(observation);
+  const program = observation.shellAlive ? claudeAsPaneProgram(observation) : undefined;
+  const foregroundHead = observation.shellAlive && !program ? paneForegroundJob(observation)[0] : undefined;
+  const target = inferredTarget(observation, program, foregroundHead);
   // What the pane runs: Claude Code as its own program, else its foreground job's head.
-  const head = observation.shellAlive ? (claudeAsPaneProgram(observation)?.process ?? paneForegroundJob(observation)[0]) : undefined;
+  const head = program?.process ?? foregroundHead;
   // Unsure: the lease already held on that process stands, and none is started.
   const found = target === UNSURE ? { process: head!, session: null } : target;
   const subtree = found ? observation.subtreeOf(found.process.pid) : new Set<number>();

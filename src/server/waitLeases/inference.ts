@@ -129,6 +129,16 @@ function sessionPids(dir: string | null): Set<number> {
   }
 }
 
+/** A tick's one read of the machine (InferenceObserver.readMachine). */
+interface MachineView {
+  processes: number;
+  byPid: ReadonlyMap<number, ProcessInfo>;
+  childrenOf: ReadonlyMap<number, ProcessInfo[]>;
+  subtreeOf: (root: number) => ReadonlySet<number>;
+  sessionsDir: string | null;
+  withSession: ReadonlySet<number>;
+}
+
 function byStart(a: ProcessInfo, b: ProcessInfo): number {
   const x = Number(a.startTime);
   const y = Number(b.startTime);
@@ -150,15 +160,9 @@ export class InferenceObserver {
     return this.options.intervalMs ?? DEFAULT_INFERENCE_INTERVAL_MS;
   }
 
-  async runOnce(): Promise<InferenceTickResult> {
-    const { service } = this.options;
-    // The panes this machine owns and can observe, each acted on as its owner.
-    const panes = await service.store.observablePanes(service.machineId);
-    const result: InferenceTickResult = { panes: panes.length, processes: 0, acquired: 0, ended: 0 };
-    if (panes.length === 0) return result; // nothing to observe: no process scan
-
+  /** One read of the machine for a tick: the process table, indexed, and who has a session file. */
+  private readMachine(): MachineView {
     const table = (this.options.listProcesses ?? listAllProcesses)();
-    result.processes = table.length;
     const byPid = new Map<number, ProcessInfo>();
     const childrenOf = new Map<number, ProcessInfo[]>();
     for (const info of table) {
@@ -168,8 +172,8 @@ export class InferenceObserver {
       if (siblings) siblings.push(info);
       else childrenOf.set(info.ppid, [info]);
     }
-    // A pane's subtree is asked for several times a tick (session files, Claude Code under a
-    // wrapper, supersession): walked once.
+    // A pane's subtree is asked for several times a tick (the foreground group, session files,
+    // Claude Code under a wrapper, supersession): walked once.
     const subtrees = new Map<number, Set<number>>();
     const subtreeOf = (root: number): Set<number> => {
       const known = subtrees.get(root);
@@ -188,55 +192,69 @@ export class InferenceObserver {
       return seen;
     };
     const sessionsDir = this.options.claudeSessionsDir === undefined ? defaultClaudeSessionsDir() : this.options.claudeSessionsDir;
-    const withSession = sessionPids(sessionsDir);
+    return { processes: table.length, byPid, childrenOf, subtreeOf, sessionsDir, withSession: sessionPids(sessionsDir) };
+  }
+
+  /**
+   * What core needs to judge one pane (inferred.ts PaneObservation). Only the pane's own process,
+   * its foreground head and the head's subtree are read beyond the table: their arguments and
+   * Claude Code's session files (Claude Code itself, under a wrapper such as npx, or as the
+   * terminal's own program).
+   */
+  private observePane(machine: MachineView, pane: { name: string; generation: number; shellPid: number | null; shellStartTime: string | null }, humanId: string): PaneObservation {
+    const { byPid, childrenOf, subtreeOf, sessionsDir, withSession } = machine;
     const readArgs = this.options.readArgv ?? readProcessArgv;
+    const seenOf = (info: ProcessInfo, argv: readonly string[] | null = null): SeenProcess => ({ pid: info.pid, startTime: info.startTime, comm: info.comm, argv, pgrp: info.pgrp ?? null });
+    const sessionOf = (info: ProcessInfo | undefined) => (info && sessionsDir !== null && withSession.has(info.pid) ? readClaudeSession(sessionsDir, info) : null);
+
+    const found = byPid.get(pane.shellPid!);
+    const shell = found !== undefined && found.startTime === pane.shellStartTime ? found : undefined;
+    const children = shell ? [...(childrenOf.get(shell.pid) ?? [])].sort(byStart).map((child) => seenOf(child)) : [];
+    const foregroundGroup = shell?.tpgid ?? null;
+    const groupOf = (pid: number) => byPid.get(pid)?.pgrp;
+    const foregroundMembers = shell && foregroundGroup !== null ? [...subtreeOf(shell.pid)].filter((pid) => groupOf(pid) === foregroundGroup) : [];
+    const head = paneForegroundJob({ children, foregroundGroup, subtreeOf, groupOf })[0];
+    const paneProcess = shell ? seenOf(shell, readArgs(shell.pid)) : null;
+    if (head) head.argv = readArgs(head.pid);
+
+    const claude = new Map<number, ClaudeSessionSignal>();
+    const mayHaveSessions = sessionsDir !== null && withSession.size > 0;
+    for (const pid of mayHaveSessions ? [...(shell ? [shell.pid] : []), ...(head ? subtreeOf(head.pid) : [])] : []) {
+      const session = sessionOf(byPid.get(pid));
+      if (session) claude.set(pid, session);
+    }
+    return {
+      pane: pane.name,
+      generation: pane.generation,
+      shellAlive: shell !== undefined,
+      shell: paneProcess,
+      children,
+      foregroundGroup,
+      groupOf,
+      foregroundMembers,
+      subtreeOf,
+      commOf: (pid) => byPid.get(pid)?.comm,
+      argvOf: (pid) => (pid === head?.pid ? head.argv : pid === paneProcess?.pid ? paneProcess.argv : readArgs(pid)),
+      stdinIsTerminalOf: this.options.stdinIsTerminal ?? readStdinIsTerminal,
+      claude,
+      execution: this.executions.of(humanId, pane.name, pane.generation),
+    };
+  }
+
+  async runOnce(): Promise<InferenceTickResult> {
+    const { service } = this.options;
+    // The panes this machine owns and can observe, each acted on as its owner.
+    const panes = await service.store.observablePanes(service.machineId);
+    const result: InferenceTickResult = { panes: panes.length, processes: 0, acquired: 0, ended: 0 };
+    if (panes.length === 0) return result; // nothing to observe: no process scan
+
+    const machine = this.readMachine();
+    result.processes = machine.processes;
 
     for (const { pane, humanId } of panes) {
       const owned = service.forHuman(humanId);
       try {
-        const shell = byPid.get(pane.shellPid!);
-        const shellAlive = shell !== undefined && shell.startTime === pane.shellStartTime;
-        const children = shellAlive ? [...(childrenOf.get(shell.pid) ?? [])].sort(byStart) : [];
-        const seen: SeenProcess[] = children.map((child) => ({ pid: child.pid, startTime: child.startTime, comm: child.comm, argv: null, pgrp: child.pgrp ?? null }));
-        const foregroundGroup = shellAlive ? (shell.tpgid ?? null) : null;
-        const groupOf = (pid: number) => byPid.get(pid)?.pgrp;
-        const foregroundMembers = foregroundGroup === null ? [] : [...subtreeOf(shell!.pid)].filter((pid) => groupOf(pid) === foregroundGroup);
-        // Only the foreground head's arguments and the session files of its subtree (Claude
-        // Code itself, or under a wrapper such as npx) matter (inferred.ts inferredTarget).
-        const head = paneForegroundJob({ children: seen, foregroundGroup, subtreeOf, groupOf })[0];
-        const claude = new Map<number, ClaudeSessionSignal>();
-        // The pane's own process, in case it is Claude Code itself (a terminal that runs claude with no shell).
-        const paneProcess: SeenProcess | null = shellAlive ? { pid: shell.pid, startTime: shell.startTime, comm: shell.comm, argv: readArgs(shell.pid), pgrp: shell.pgrp ?? null } : null;
-        if (paneProcess && sessionsDir !== null && withSession.has(paneProcess.pid)) {
-          const session = readClaudeSession(sessionsDir, shell!);
-          if (session) claude.set(paneProcess.pid, session);
-        }
-        if (head) {
-          head.argv = readArgs(head.pid);
-          if (sessionsDir !== null && withSession.size > 0) {
-            for (const pid of subtreeOf(head.pid)) {
-              const process = byPid.get(pid);
-              const session = process && withSession.has(pid) ? readClaudeSession(sessionsDir, process) : null;
-              if (session) claude.set(pid, session);
-            }
-          }
-        }
-        const observation: PaneObservation = {
-          pane: pane.name,
-          generation: pane.generation,
-          shellAlive,
-          shell: paneProcess,
-          children: seen,
-          foregroundGroup,
-          groupOf,
-          foregroundMembers,
-          subtreeOf,
-          commOf: (pid) => byPid.get(pid)?.comm,
-          argvOf: (pid) => (pid === head?.pid ? head.argv : pid === paneProcess?.pid ? paneProcess.argv : readArgs(pid)),
-          stdinIsTerminalOf: this.options.stdinIsTerminal ?? readStdinIsTerminal,
-          claude,
-          execution: this.executions.of(humanId, pane.name, pane.generation),
-        };
+        const observation = this.observePane(machine, pane, humanId);
         const leases = (await owned.store.listLeases({ pane: pane.name, generation: pane.generation, live: true })).map((stored) => stored.record);
         const actions = decideInference(observation, leases, service.readingFor(service.machineId));
         for (const action of actions) {
