@@ -97,6 +97,38 @@ describe('leasehold run (real processes)', function () {
     assert.deepEqual([row.end_reason, row.release_note], ['released', 'exit 55']);
   });
 
+  it('stopped with Ctrl+Z, the lease stops vouching (degraded, the pane no longer reads waiting); continued, it is held anew', async () => {
+    // An interactive bash on a real terminal (util-linux script gives it a pty), where Ctrl+Z
+    // stops leasehold run and its command together and fg continues them.
+    const term = spawn('script', ['-q', '-c', 'bash --norc --noprofile -i', '/dev/null'], { env: { ...process.env, ...env() }, stdio: ['pipe', 'ignore', 'ignore'] });
+    try {
+      const type = (text: string) => term.stdin!.write(text);
+      type(`'${process.execPath}' '${CLI_PATH}' run --pane run-stop --id stopped-job -- sleep 60\n`);
+      const first = await until('the lease', async () => (await leasesOf('run-stop')).find((candidate) => candidate.job_ref === 'stopped-job' && candidate.state === 'active'));
+      const verdict = async () => JSON.parse((await cli(['verdict', 'run-stop', '--json'])).stdout) as { reading: string };
+      assert.equal((await verdict()).reading, 'waiting');
+
+      type('\x1a');
+      await until('the command stopped', async () => (readProcessInfo(first.observer.pid!)?.state === 'T' ? true : undefined));
+      const degraded = await until('the lease degraded by the hold loop', async () => (await leasesOf('run-stop')).find((candidate) => candidate.lease_id === first.lease_id && candidate.state === 'degraded'), 15_000);
+      assert.match((degraded as unknown as { state_reason: string }).state_reason, /is stopped/);
+      assert.notEqual((await verdict()).reading, 'waiting', 'a stopped job is waited on by nobody');
+
+      type('fg\n');
+      const again = await until('a new lease once continued', async () => (await leasesOf('run-stop')).find((candidate) => candidate.job_ref === 'stopped-job' && candidate.state === 'active' && candidate.lease_id !== first.lease_id), 15_000);
+      assert.equal(again.observer.pid, first.observer.pid, 'held on the same command');
+      assert.equal((await verdict()).reading, 'waiting');
+      const ledger = JSON.parse((await cli(['ledger', '--json'])).stdout) as Array<{ lease_id: string; end_reason: string | null; release_note: string | null }>;
+      const stale = ledger.find((row) => row.lease_id === first.lease_id)!;
+      assert.deepEqual([stale.end_reason, stale.release_note], ['released', 'stopped, then continued: held anew'], 'the stale lease released, not left to expire');
+
+      type('\x03');
+      await until('the lease released with the command', async () => ((await leasesOf('run-stop')).every((candidate) => candidate.state === 'ended') ? true : undefined));
+    } finally {
+      term.kill('SIGKILL');
+    }
+  });
+
   it('forwards SIGINT; a command killed by a signal ends leasehold run by the same signal', async () => {
     const handled = await startRun(['--pane', 'run-3', '--id', 'int-job', '--', ...waiter]);
     await until('the lease', async () => (await leasesOf('run-3')).find((candidate) => candidate.job_ref === 'int-job' && candidate.state === 'active'));

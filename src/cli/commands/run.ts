@@ -139,6 +139,30 @@ async function holdLease(opts: ConnectionOptions, options: RunOptions, command: 
   }
 }
 
+/** After a continue, the lease is looked at again this much later (past the server's 2 s hold tick). */
+const REHOLD_RECHECK_MS = 5_000;
+
+/**
+ * The lease to keep after the command was continued: the current one while it is active; else
+ * (degraded while the command was stopped, or ended) a new hold, the stale one released so the
+ * ledger keeps what happened rather than an expiry. A lease that cannot be looked at is kept.
+ */
+async function holdAgainIfStale(
+  current: { client: LeaseholdClient; lease: HeldLease } | null,
+  holdNew: () => Promise<{ client: LeaseholdClient; lease: HeldLease } | null>,
+  child: ChildProcess,
+): Promise<{ client: LeaseholdClient; lease: HeldLease } | null> {
+  if (!current || child.exitCode !== null || child.signalCode !== null) return current;
+  try {
+    const view = await current.client.getWaitLease(current.lease.leaseId);
+    if (view.state === 'active') return current;
+  } catch {
+    return current;
+  }
+  await current.client.releaseWaitLease(current.lease.leaseId, current.lease.token, 'stopped, then continued: held anew').catch(() => undefined);
+  return (await holdNew()) ?? current;
+}
+
 export function registerRun(program: Command): void {
   program
     .command('run')
@@ -177,9 +201,24 @@ export function registerRun(program: Command): void {
       };
       for (const signal of FORWARDED) process.on(signal, forward);
 
-      const held = child.pid === undefined ? Promise.resolve(null) : holdLease(opts, options, command, ttlMs, child);
+      let held = child.pid === undefined ? Promise.resolve(null) : holdLease(opts, options, command, ttlMs, child);
+      // Ctrl+Z stops this process and the command together; the server degrades a lease whose
+      // target is stopped (it no longer vouches for a wait). Continued (fg, bg), the command
+      // runs again: hold anew. Checked at once and again after the server's next hold tick, which
+      // may have read the command still stopped just before it was continued.
+      const rehold = () => {
+        held = held.then((current) => holdAgainIfStale(current, () => holdLease(opts, options, command, ttlMs, child), child));
+      };
+      const recheck: NodeJS.Timeout[] = [];
+      const onContinue = () => {
+        rehold();
+        recheck.push(setTimeout(rehold, REHOLD_RECHECK_MS).unref());
+      };
+      process.on('SIGCONT', onContinue);
       const outcome = await exited;
       for (const signal of FORWARDED) process.off(signal, forward);
+      process.off('SIGCONT', onContinue);
+      for (const timer of recheck) clearTimeout(timer);
 
       if (outcome.error) {
         const missing = outcome.error.code === 'ENOENT';

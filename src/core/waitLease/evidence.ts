@@ -15,6 +15,8 @@ export interface PidReading {
   startTime: string | null;
   /** Wall time of the read. */
   readAtWallMs: number;
+  /** The process is stopped (Ctrl+Z, SIGSTOP): alive, but nothing of it runs until it is continued. */
+  stopped?: boolean;
   /**
    * CPU time the process tree has used (clock ticks, user + system; pidTreeCpuTicks), when the
    * platform says: the progress marker. Absent in a reading taken only to check liveness.

@@ -1,7 +1,9 @@
 // The server-owned renew loop of `hold`, as a pure decision per tick: the server observes the
 // target (pid via /proc or ps, provider job via its command or URL) and asks what to do. It
 // renews only while the target verifies, releases when the target has ended, and degrades the
-// lease (and stops) when it cannot verify.
+// lease (and stops) when it cannot verify it, or when the target is stopped (Ctrl+Z): a stopped
+// job is waited on by nobody, and its lease must stop suppressing the stall alarm. The holder
+// holds anew once its job is continued (`leasehold run` does, on SIGCONT).
 import { LeaseholdError, invalidArgument } from '../errors.ts';
 import { type PidReading, normalizeStartTime } from './evidence.ts';
 import type { ObserverDescription, WaitLeaseRecord } from './lease.ts';
@@ -33,6 +35,7 @@ export function decideHoldStep(lease: WaitLeaseRecord, observation: HoldObservat
     if (reading.startTime !== observer.startTime) {
       return { action: 'release', reason: `target pid ${observer.pid} exited (the pid now belongs to a process started at ${reading.startTime})` };
     }
+    if (reading.stopped) return { action: 'degrade', reason: `target pid ${observer.pid} is stopped (Ctrl+Z or SIGSTOP): nothing of it runs until it is continued` };
     return { action: 'renew', evidence: { pid: observer.pid, start_time: observer.startTime }, pidReading: reading };
   }
   if (observer.kind === 'provider_job' && observation.kind === 'provider_job') {

@@ -26,7 +26,7 @@ export function pidReadingFrom(pid: number, info: ProcessInfo | null, readAtWall
   const running = info !== null && info.pid === pid && info.state !== 'Z';
   if (!running) return { pid, startTime: null, readAtWallMs };
   const cpuTicks = table === undefined ? undefined : pidTreeCpuTicks(info, table);
-  return { pid, startTime: info.startTime, readAtWallMs, ...(cpuTicks === undefined ? {} : { cpuTicks }) };
+  return { pid, startTime: info.startTime, readAtWallMs, ...(cpuTicks === undefined ? {} : { cpuTicks }), ...(info.state === 'T' ? { stopped: true } : {}) };
 }
 
 /** A liveness reading of a pid: one /proc/<pid>/stat (or ps) read, no progress marker. */

@@ -34,6 +34,12 @@ describe('hold loop decisions', () => {
     assert.equal(decideHoldStep(jobLease(), { kind: 'provider_job', state: 'failed', observedAtWallMs: 1 }).action, 'release');
   });
 
+  it('degrades, not renews, while the target is stopped (Ctrl+Z): alive, but nothing runs', () => {
+    const step = decideHoldStep(pidLease(), { kind: 'pid', reading: { pid: 4242, startTime: '98765', readAtWallMs: 1, stopped: true } });
+    assert.equal(step.action, 'degrade');
+    assert.match((step as { reason: string }).reason, /target pid 4242 is stopped/);
+  });
+
   it('stops renewing a degraded lease', () => {
     const degraded = degrade(pidLease(), { reason: 'x', now: at(0) });
     assert.equal(decideHoldStep(degraded, { kind: 'pid', reading: { pid: 4242, startTime: '98765', readAtWallMs: 1 } }).action, 'stop');
