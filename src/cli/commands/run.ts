@@ -116,7 +116,13 @@ function warn(text: string): void {
   process.stderr.write(`leasehold run: ${text}\n`);
 }
 
-async function holdLease(opts: ConnectionOptions, options: RunOptions, command: string[], ttlMs: number, child: ChildProcess): Promise<{ client: LeaseholdClient; lease: HeldLease } | null> {
+/** A lease this run holds, and the client it was asked through. */
+interface Holding {
+  client: LeaseholdClient;
+  lease: HeldLease;
+}
+
+async function holdLease(opts: ConnectionOptions, options: RunOptions, command: string[], ttlMs: number, child: ChildProcess): Promise<Holding | null> {
   let client: LeaseholdClient;
   try {
     client = connect(opts, RUN_SERVER_TIMEOUT_MS);
@@ -147,11 +153,7 @@ const REHOLD_RECHECK_MS = 5_000;
  * (degraded while the command was stopped, or ended) a new hold, the stale one released so the
  * ledger keeps what happened rather than an expiry. A lease that cannot be looked at is kept.
  */
-async function holdAgainIfStale(
-  current: { client: LeaseholdClient; lease: HeldLease } | null,
-  holdNew: () => Promise<{ client: LeaseholdClient; lease: HeldLease } | null>,
-  child: ChildProcess,
-): Promise<{ client: LeaseholdClient; lease: HeldLease } | null> {
+async function holdAgainIfStale(current: Holding | null, holdNew: () => Promise<Holding | null>, child: ChildProcess): Promise<Holding | null> {
   if (!current || child.exitCode !== null || child.signalCode !== null) return current;
   try {
     const view = await current.client.getWaitLease(current.lease.leaseId);
@@ -214,7 +216,7 @@ export function registerRun(program: Command): void {
         rehold();
         recheck.push(setTimeout(rehold, REHOLD_RECHECK_MS).unref());
       };
-      process.on('SIGCONT', onContinue);
+      if (process.platform !== 'win32') process.on('SIGCONT', onContinue);
       const outcome = await exited;
       for (const signal of FORWARDED) process.off(signal, forward);
       process.off('SIGCONT', onContinue);
