@@ -353,6 +353,30 @@ for (const target of storageTargets) {
       assert.deepEqual(await pane.leases(), []);
     });
 
+    it('an inferred lease the hold loop degraded while its job was stopped is ended, and the job leased anew once back in the foreground', async () => {
+      const pane = await terminalPane('bash --norc --noprofile -i', 'bash');
+      pane.type('sleep 30\n');
+      const sleep = await until('sleep in the foreground', () => {
+        const child = childOf(pane.shell.pid)();
+        return child && pane.foreground() === child.pgrp ? child : undefined;
+      });
+      assert.equal((await tick()).acquired, 1);
+      const [lease] = await pane.leases();
+      pane.type('\x1a');
+      await until('sleep stopped', () => (readProcessInfo(sleep.pid)?.state === 'T' ? true : undefined));
+      assert.equal((await t.server.holdLoop.runOnce()).degraded, 1, 'the hold loop got there first');
+      assert.equal((await t.client.getWaitLease(lease!.lease_id)).state, 'degraded');
+
+      pane.type('fg\n');
+      await until('sleep running in the foreground again', () => (pane.foreground() === sleep.pgrp && readProcessInfo(sleep.pid)?.state !== 'T' ? true : undefined));
+      const back = await tick();
+      assert.deepEqual([back.ended, back.acquired], [1, 1], 'the degraded lease ended, a fresh one for the running job');
+      const ended = await t.client.getWaitLease(lease!.lease_id);
+      assert.equal(ended.end_reason, 'orphaned', 'not a measured end of the job');
+      const [fresh] = await pane.leases();
+      assert.deepEqual([fresh!.state, fresh!.job_ref], ['active', `sleep@${sleep.pid}`]);
+    });
+
     it('a shell run at the prompt (bash typed there, nix-shell) is nothing running while it sits at its own prompt; its jobs are the pane\'s', async () => {
       const pane = await terminalPane('bash --norc --noprofile -i', 'bash');
       pane.type('bash --norc --noprofile\n');

@@ -328,7 +328,8 @@ export function supersedingDeclared(inferred: WaitLeaseRecord, live: readonly Wa
 export function decideInference(observation: PaneObservation, leases: readonly WaitLeaseRecord[], now: ClockReading): InferenceAction[] {
   const current = leases.filter((lease) => lease.generation === observation.generation).map((lease) => leaseAt(lease, now));
   const live = current.filter((lease) => lease.state !== 'ended');
-  const inferred = live.filter((lease) => lease.kind === 'inferred' && lease.state === 'active');
+  // Degraded ones too: the hold loop degrades a lease whose target is stopped (Ctrl+Z).
+  const inferred = live.filter((lease) => lease.kind === 'inferred' && (lease.state === 'active' || lease.state === 'degraded'));
   const program = observation.shellAlive ? claudeAsPaneProgram(observation) : undefined;
   const foregroundHead = observation.shellAlive && !program ? paneForegroundJob(observation)[0] : undefined;
   const target = inferredTarget(observation, program, foregroundHead);
@@ -338,6 +339,11 @@ export function decideInference(observation: PaneObservation, leases: readonly W
   const found = target === UNSURE ? { process: head!, session: null } : target;
   const subtree = found ? observation.subtreeOf(found.process.pid) : new Set<number>();
   const actions: InferenceAction[] = [];
+  const ending = new Set<string>();
+  const end = (lease: WaitLeaseRecord, reason: string, observed: boolean) => {
+    actions.push({ action: 'end', leaseId: lease.id, reason, observed });
+    ending.add(lease.id);
+  };
   let kept = false;
 
   for (const lease of inferred) {
@@ -362,12 +368,17 @@ export function decideInference(observation: PaneObservation, leases: readonly W
             : found === null || pid !== found.process.pid
               ? `target pid ${pid ?? '?'} is no longer the pane's running job${exit}`
               : `target pid ${pid} now belongs to another process${exit}`;
-      actions.push({ action: 'end', leaseId: lease.id, reason: why, observed: true });
+      end(lease, why, true);
+      continue;
+    }
+    if (lease.state === 'degraded') {
+      // Its target runs in the foreground again (continued after Ctrl+Z): a fresh lease speaks for it.
+      end(lease, `degraded (${lease.stateReason ?? 'its target could not be verified'}); its target is the pane's job again: leased anew`, false);
       continue;
     }
     const declared = supersedingDeclared(lease, live, subtree);
     if (declared) {
-      actions.push({ action: 'end', leaseId: lease.id, reason: `superseded by declared wait-lease ${declared.id} (${declared.jobRef})`, observed: false });
+      end(lease, `superseded by declared wait-lease ${declared.id} (${declared.jobRef})`, false);
       continue;
     }
     kept = true;
@@ -377,11 +388,11 @@ export function decideInference(observation: PaneObservation, leases: readonly W
 
   if (found && !kept && target !== UNSURE) {
     const jobRef = inferredJobRef(found.process, found.session);
-    const probe: WaitLeaseRecord | undefined = live.find((lease) => lease.jobRef === jobRef);
+    const probe: WaitLeaseRecord | undefined = live.find((lease) => lease.jobRef === jobRef && !ending.has(lease.id));
     const declaredCovers = live.some(
       (lease) => lease.kind === 'declared' && lease.state === 'active' && (lease.jobRef === jobRef || (targetPid(lease) !== null && subtree.has(targetPid(lease)!))),
     );
-    // A live lease for the job already speaks for it (a declared one, or an inferred one that is degraded/UNKNOWN).
+    // A live lease for the job already speaks for it (a declared one, or an inferred one that is UNKNOWN).
     if (!declaredCovers && probe === undefined) {
       actions.push({
         action: 'acquire',
