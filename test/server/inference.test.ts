@@ -316,13 +316,19 @@ for (const target of storageTargets) {
       };
     }
 
-    it("only the terminal's foreground job is the pane's: a job stopped with Ctrl+Z or run with & is not leased", async () => {
+    /** An interactive bash on a terminal running `sleep 30` in its foreground, once it does. */
+    async function sleepInTheForeground() {
       const pane = await terminalPane('bash --norc --noprofile -i', 'bash');
       pane.type('sleep 30\n');
       const sleep = await until('sleep in the foreground', () => {
         const child = childOf(pane.shell.pid)();
         return child && pane.foreground() === child.pgrp ? child : undefined;
       });
+      return { pane, sleep };
+    }
+
+    it("only the terminal's foreground job is the pane's: a job stopped with Ctrl+Z or run with & is not leased", async () => {
+      const { pane, sleep } = await sleepInTheForeground();
       assert.equal((await tick()).acquired, 1, 'the foreground job');
       const [lease] = await pane.leases();
       assert.equal(lease!.job_ref, `sleep@${sleep.pid}`);
@@ -354,12 +360,7 @@ for (const target of storageTargets) {
     });
 
     it('an inferred lease the hold loop degraded while its job was stopped is ended, and the job leased anew once back in the foreground', async () => {
-      const pane = await terminalPane('bash --norc --noprofile -i', 'bash');
-      pane.type('sleep 30\n');
-      const sleep = await until('sleep in the foreground', () => {
-        const child = childOf(pane.shell.pid)();
-        return child && pane.foreground() === child.pgrp ? child : undefined;
-      });
+      const { pane, sleep } = await sleepInTheForeground();
       assert.equal((await tick()).acquired, 1);
       const [lease] = await pane.leases();
       pane.type('\x1a');
