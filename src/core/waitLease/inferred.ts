@@ -9,8 +9,8 @@
 //   toward declared; its progress is recorded and shown, never escalated (fuses.ts);
 // - a declared lease for the same job supersedes it;
 // - the pane's job is the one in its terminal's foreground: a job stopped with Ctrl+Z or run
-//   with `&` leaves the shell at its prompt, and nothing runs there (paneForegroundJob); nor
-//   does anything while the foreground is a shell the pane runs, at its own prompt;
+//   with `&` leaves the shell at its prompt, and nothing runs there; nor does anything while the
+//   foreground is a shell the pane runs, at its own prompt (terminalJob.ts);
 // - interactive Claude Code is a job only while its session file says it works (busy, shell):
 //   at its prompt it waits on the human, and while it has not said, it starts and ends nothing;
 //   a scripted run (`claude -p`) is a job like any other until it exits; Claude Code as the
@@ -19,6 +19,7 @@
 // nothing: the server's observer (src/server/waitLeases/inference.ts) brings the process table,
 // the session files and the shell-integration reports.
 import type { ClockReading } from './clockReading.ts';
+import { type SeenProcess, type TerminalView, paneForegroundJob, shellAtItsPrompt } from './terminalJob.ts';
 import { type WaitLeaseRecord, JOB_REF_MAX_LENGTH, DESCRIPTION_MAX_LENGTH, leaseAt } from './lease.ts';
 
 /** Each grant of an inferred lease: short, because only a live, re-verified target keeps it. */
@@ -43,17 +44,6 @@ const CLAUDE_NODE_ENTRY = /(^|\/)@anthropic-ai\/claude-code\/cli\.m?js$/;
 /** The flags of a scripted run, `claude -p` / `--print`: an argument of their own, before any `--`. */
 const CLAUDE_PRINT_FLAGS: readonly string[] = ['-p', '--print'];
 
-/** One process as the observer saw it. */
-export interface SeenProcess {
-  pid: number;
-  startTime: string;
-  /** Its argv (null: unreadable). */
-  argv: readonly string[] | null;
-  comm: string;
-  /** Its process group (null: unknown). */
-  pgrp: number | null;
-}
-
 /** What Claude Code's session file says about one of its processes. */
 export interface ClaudeSessionSignal {
   sessionId: string | null;
@@ -76,35 +66,12 @@ export interface ShellExecutionSignal {
   lastOutputWallMs?: number | null;
 }
 
-export interface PaneObservation {
+/** What the observer saw of one pane: its terminal (terminalJob.ts) and Claude Code's and VS Code's signals. */
+export interface PaneObservation extends TerminalView {
   pane: string;
   generation: number;
   /** The pane's registered shell still runs (same pid and start time). */
   shellAlive: boolean;
-  /**
-   * The pane's registered process itself, while it runs: a shell, or a program the terminal
-   * runs in place of one (a terminal profile whose program is claude).
-   */
-  shell: SeenProcess | null;
-  /** The shell's direct children, oldest first (a pipeline's head first). */
-  children: readonly SeenProcess[];
-  /**
-   * The foreground process group of the pane's terminal (the job that has it now), read off the
-   * shell; null when the shell has no terminal (its children are then all its job).
-   */
-  foregroundGroup: number | null;
-  /** The process group of a process in the table, by pid. */
-  groupOf: (pid: number) => number | undefined;
-  /** The pane's processes (its shell and all below it) in the terminal's foreground group. */
-  foregroundMembers: readonly number[];
-  /** Whether a process reads its standard input from a terminal (null: unknown); read when asked. */
-  stdinIsTerminalOf: (pid: number) => boolean | null;
-  /** Every pid in the subtree of each child (the child included), for "is this declared lease the same job". */
-  subtreeOf: (pid: number) => ReadonlySet<number>;
-  /** The kernel's name (comm) of a process in the table, by pid. */
-  commOf: (pid: number) => string | undefined;
-  /** A process's argv (null: unreadable); read when asked. */
-  argvOf: (pid: number) => readonly string[] | null;
   /** Session files of Claude Code processes: the pane's own process, and the head's subtree (the head included), by pid. */
   claude: ReadonlyMap<number, ClaudeSessionSignal>;
   /** Shell integration's report for this pane, if any. */
@@ -203,75 +170,13 @@ function interactiveClaudeUnder(observation: PaneObservation, head: SeenProcess)
   return unsaid ? UNSURE : null;
 }
 
-/**
- * The shell's children that make up the pane's running job, head first: those in the
- * terminal's foreground process group, or with a process of it in their subtree (a program
- * that gave the terminal to a group of its own). A job stopped with Ctrl+Z or run with `&` is
- * not in the foreground: the shell has the terminal, at its prompt, and nothing runs there. A
- * shell without job control runs its commands in its own group, which has the terminal: they
- * are its job. Without a terminal (a shell on pipes), every child is.
- */
-export function paneForegroundJob(observation: Pick<PaneObservation, 'children' | 'foregroundGroup' | 'subtreeOf' | 'groupOf'>): readonly SeenProcess[] {
-  const group = observation.foregroundGroup;
-  if (group === null) return observation.children;
-  return observation.children.filter(
-    (child) => child.pgrp === group || [...observation.subtreeOf(child.pid)].some((pid) => observation.groupOf(pid) === group),
-  );
-}
-
-/** Shells by program name (a login shell's argv[0] has a leading dash). */
-const SHELL_PROGRAMS: readonly string[] = ['bash', 'zsh', 'fish', 'sh', 'dash', 'ash', 'ksh', 'mksh', 'tcsh', 'csh', 'nu', 'pwsh', 'elvish', 'xonsh'];
-/** Shell options whose value is the next argument (not a script to run). */
-const SHELL_OPTIONS_WITH_VALUE: readonly string[] = ['--rcfile', '--init-file', '-o', '+o', '-O', '+O', '--init-command', '-C'];
-
-/**
- * Whether a process is an interactive shell: a shell by name whose arguments name no script
- * and no command (`bash`, `-zsh`, `bash --rcfile rc`, as nix-shell starts one; not `bash -c …`,
- * `sh build.sh` or `fish --command=…`) and whose input, when known, is a terminal (not
- * `sh < install.sh`). An unreadable argv is not known to be one.
- */
-export function isInteractiveShell(process: { comm: string | undefined; argv: readonly string[] | null; stdinIsTerminal?: boolean | null }): boolean {
-  const argv = process.argv;
-  if (argv === null || argv.length === 0 || process.stdinIsTerminal === false) return false;
-  const name = (argv[0]!.split('/').pop() ?? '').replace(/^-/, '');
-  if (!SHELL_PROGRAMS.includes(name) && !SHELL_PROGRAMS.includes(process.comm ?? '')) return false;
-  if (argv.slice(1).some((arg) => /^--command/.test(arg) || /^-[A-Za-z]*c[A-Za-z]*$/.test(arg))) return false; // -c, -lc, fish --command
-  // Commands from standard input (the terminal): the operands after -s are arguments, not a script.
-  let fromInput = false;
-  for (let index = 1; index < argv.length; index++) {
-    const arg = argv[index]!;
-    if (arg === '--') return fromInput || index === argv.length - 1;
-    if (/^-[A-Za-z]*s[A-Za-z]*$/.test(arg)) fromInput = true;
-    if (SHELL_OPTIONS_WITH_VALUE.includes(arg)) index += 1;
-    else if (!arg.startsWith('-') && !arg.startsWith('+')) return fromInput; // a script, unless -s
-  }
-  return true;
-}
-
-/**
- * Whether the terminal's foreground is a shell at its prompt: the pane's own shell, or one it
- * runs (`bash` typed at the prompt, nix-shell), with no job of its own in front of it. Nothing
- * runs in the pane then. (A shell running a job gives the terminal to the job's group.)
- */
-function shellAtItsPrompt(observation: PaneObservation): boolean {
-  const members = observation.foregroundMembers;
-  if (observation.foregroundGroup === null || members.length === 0) return false;
-  return members.every(
-    (pid) =>
-      (observation.shell !== null && pid === observation.shell.pid) ||
-      // A shell's comm is its program's name: anything else is no shell, its argv unread.
-      (SHELL_PROGRAMS.includes(observation.commOf(pid) ?? '') &&
-        isInteractiveShell({ comm: observation.commOf(pid), argv: observation.argvOf(pid), stdinIsTerminal: observation.stdinIsTerminalOf(pid) })),
-  );
-}
+type ClaudeProgram = { process: SeenProcess; session: ClaudeSessionSignal | null };
 
 /**
  * Claude Code as the pane's own program (a terminal that runs claude with no shell around it),
  * known by its session file or its name: then it is what the pane runs, and its session says
  * what the pane does; its children (MCP servers, the commands it runs) are part of it.
  */
-type ClaudeProgram = { process: SeenProcess; session: ClaudeSessionSignal | null };
-
 function claudeAsPaneProgram(observation: PaneObservation): ClaudeProgram | undefined {
   const shell = observation.shell;
   if (!shell) return undefined;

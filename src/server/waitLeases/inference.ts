@@ -13,12 +13,11 @@ import {
   type ClaudeSessionSignal,
   DEFAULT_INFERRED_TTL_MS,
   type PaneObservation,
-  type SeenProcess,
   type ShellExecutionSignal,
   decideExecutionEnd,
   decideInference,
-  paneForegroundJob,
 } from '../../core/waitLease/inferred.ts';
+import { type SeenProcess, paneForegroundJob } from '../../core/waitLease/terminalJob.ts';
 import { LeaseholdError } from '../../core/errors.ts';
 import type { LeaseClock } from '../clock/leaseClock.ts';
 import { type ProcessInfo, listProcesses as listAllProcesses, readArgv as readProcessArgv, readStdinIsTerminal } from '../observe/processInfo.ts';

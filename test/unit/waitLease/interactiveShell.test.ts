@@ -1,8 +1,8 @@
 // Which processes are shells waiting at their prompt, from their name and arguments
-// (core/waitLease/inferred.ts isInteractiveShell): a shell the pane runs at its prompt is
+// (core/waitLease/terminalJob.ts isInteractiveShell): a shell the pane runs at its prompt is
 // nothing running, a shell running a script or a command is a job.
 import assert from 'node:assert/strict';
-import { isInteractiveShell } from '../../../src/core/waitLease/inferred.ts';
+import { isInteractiveShell } from '../../../src/core/waitLease/terminalJob.ts';
 
 const shell = (...argv: string[]) => isInteractiveShell({ comm: argv[0]?.split('/').pop()?.replace(/^-/, ''), argv });
 
