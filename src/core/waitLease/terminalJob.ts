@@ -50,9 +50,11 @@ export interface TerminalView {
  * shell without job control runs its commands in its own group, which has the terminal: they
  * are its job. Without a terminal (a shell on pipes), every child is.
  */
-export function paneForegroundJob(observation: Pick<TerminalView, 'children' | 'foregroundGroup' | 'subtreeOf' | 'groupOf'>): readonly SeenProcess[] {
+export function paneForegroundJob(observation: Pick<TerminalView, 'children' | 'foregroundGroup' | 'foregroundMembers' | 'subtreeOf' | 'groupOf'>): readonly SeenProcess[] {
   const group = observation.foregroundGroup;
-  if (group === null) return observation.children;
+  // No terminal; or a foreground group none of the pane's processes is in (its job left it for a
+  // group of its own without taking the terminal): the process tree alone speaks, as without one.
+  if (group === null || observation.foregroundMembers.length === 0) return observation.children;
   return observation.children.filter(
     (child) => child.pgrp === group || [...observation.subtreeOf(child.pid)].some((pid) => observation.groupOf(pid) === group),
   );

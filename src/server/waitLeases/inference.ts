@@ -212,7 +212,7 @@ export class InferenceObserver {
     const foregroundGroup = shell?.tpgid ?? null;
     const groupOf = (pid: number) => byPid.get(pid)?.pgrp;
     const foregroundMembers = shell && foregroundGroup !== null ? [...subtreeOf(shell.pid)].filter((pid) => groupOf(pid) === foregroundGroup) : [];
-    const head = paneForegroundJob({ children, foregroundGroup, subtreeOf, groupOf })[0];
+    const head = paneForegroundJob({ children, foregroundGroup, foregroundMembers, subtreeOf, groupOf })[0];
     const paneProcess = shell ? seenOf(shell, readArgs(shell.pid)) : null;
     if (head) head.argv = readArgs(head.pid);
 
