@@ -484,6 +484,31 @@ describe('Leasehold extension in a real workbench (code-server + Chromium)', fun
     assert.ok(row && /exit 130|exited|no longer/.test(row.release_note ?? ''), `its end recorded: ${JSON.stringify(row)}`);
     await workbench.screenshot('extension-11-inferred-ended');
   });
+
+  it('12. a job stopped with Ctrl+Z in a terminal is no job: its inferred annotation goes and stays gone; fg brings it back', async () => {
+    await workbench.openTerminal();
+    const pane = await paneOfActiveTerminal(workbench, client);
+    await workbench.typeInTerminal('sleep 40');
+    await workbench.waitForStatusBarText(PANE_ITEM, /awaiting sleep@\d+ \([^)]*inferred\)/);
+    await workbench.step('Ctrl+Z stops the command', async () => {
+      await workbench.typeInTerminal('', { enter: false }); // focuses the terminal
+      await workbench.page.keyboard.press('Control+Z');
+    });
+    await workbench.waitForStatusBarText(PANE_ITEM, /^(?:(?!sleep@).)+$/);
+    const liveInferred = async () => (await client.listWaitLeases({ pane })).filter((lease) => lease.kind === 'inferred' && lease.state !== 'ended');
+    // Past two observation ticks (2 s each): the stopped job is not taken for the pane's job again.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    assert.deepEqual(await liveInferred(), [], 'no inferred lease while the job is stopped');
+    assert.doesNotMatch(await workbench.statusBarText(PANE_ITEM), /sleep@/);
+    await workbench.screenshot('extension-12-stopped-no-annotation');
+    await workbench.typeInTerminal('fg');
+    await workbench.waitForStatusBarText(PANE_ITEM, /awaiting sleep@\d+ \([^)]*inferred\)/);
+    await workbench.step('Ctrl+C ends it', async () => {
+      await workbench.typeInTerminal('', { enter: false });
+      await workbench.page.keyboard.press('Control+C');
+    });
+    await workbench.waitForStatusBarText(PANE_ITEM, /^(?:(?!sleep@).)+$/);
+  });
 });
 
 describe('Leasehold extension: in-extension-host suite (test/extension-host) through runHostSuite', function () {
