@@ -1,8 +1,9 @@
 // The inferred tier's observer: on the machine that owns the panes, each tick reads what that
-// machine already holds (one scan of the process table, Claude Code's session files, VS Code's
-// shell-integration reports) and applies core's decideInference per pane: acquire an inferred
-// lease held on the pane's running job, end one whose job is gone or that a declared lease
-// supersedes. Renewal is the hold loop's (an inferred lease is held on its target's pid + start
+// machine already holds (one scan of the process table, each process's group and its terminal's
+// foreground group among it; Claude Code's session files; VS Code's shell-integration reports)
+// and applies core's decideInference per pane: acquire an inferred lease held on the pane's
+// running job (its terminal's foreground job), end one whose job is gone, stopped or sent to the
+// background, or that a declared lease supersedes. Renewal is the hold loop's (an inferred lease is held on its target's pid + start
 // time), so an inferred lease lives exactly as long as its target verifies. A small unit with
 // an injected clock, process lister and session reader, and runOnce for tests and benches.
 import { IntervalLoop } from '../maintenance/intervalLoop.ts';
