@@ -14,6 +14,7 @@ interface LeaseRow {
   job_ref: string;
   kind: string;
   state: string;
+  state_reason: string | null;
   job_type: string;
   description: string | null;
   observer: { kind: string; pid?: number };
@@ -111,7 +112,7 @@ describe('leasehold run (real processes)', function () {
       type('\x1a');
       await until('the command stopped', async () => (readProcessInfo(first.observer.pid!)?.state === 'T' ? true : undefined));
       const degraded = await until('the lease degraded by the hold loop', async () => (await leasesOf('run-stop')).find((candidate) => candidate.lease_id === first.lease_id && candidate.state === 'degraded'), 15_000);
-      assert.match((degraded as unknown as { state_reason: string }).state_reason, /is stopped/);
+      assert.match(degraded.state_reason ?? '', /is stopped/);
       assert.notEqual((await verdict()).reading, 'waiting', 'a stopped job is waited on by nobody');
 
       type('fg\n');

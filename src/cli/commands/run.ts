@@ -6,13 +6,13 @@
 // anything, and runs all the same when the server is down (said once on stderr). Exit status
 // is CMD's: its code, or the same signal re-raised on this process.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readlinkSync } from 'node:fs';
 import { basename } from 'node:path';
 import { isatty } from 'node:tty';
 import { constants as osConstants } from 'node:os';
 import type { Command } from 'commander';
 import type { LeaseholdClient } from '../../client/client.ts';
-import { ancestry } from '../../claude/processTree.ts';
+import { ancestry, readProcessInfo } from '../../claude/processTree.ts';
 import { parseJobType } from '../../core/waitLease/jobType.ts';
 import { DESCRIPTION_MAX_LENGTH, JOB_REF_MAX_LENGTH } from '../../core/waitLease/lease.ts';
 import { connect, type ConnectionOptions } from '../connect.ts';
@@ -32,18 +32,11 @@ const RUN_SERVER_TIMEOUT_MS = 3_000;
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH'] as const;
 const TERMINAL_GENERATED = new Set<string>(['SIGINT', 'SIGQUIT']);
 
-/** True when this process is in its controlling terminal's foreground process group (Linux: /proc/self/stat pgrp == tpgid). */
+/** True when this process is in its controlling terminal's foreground process group (Linux: pgrp == tpgid). */
 function inTerminalForeground(): boolean {
   if (process.platform !== 'linux') return false;
-  try {
-    const text = readFileSync('/proc/self/stat', 'utf8');
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    const pgrp = Number(fields[2]);
-    const tpgid = Number(fields[5]);
-    return tpgid > 0 && pgrp === tpgid;
-  } catch {
-    return false;
-  }
+  const self = readProcessInfo(process.pid);
+  return self?.tpgid !== undefined && self.pgrp === self.tpgid;
 }
 
 /** The terminal on stdin ("/dev/pts/3"), or null. */

@@ -193,10 +193,10 @@ function claudeAsPaneProgram(observation: PaneObservation): ClaudeProgram | unde
  * starts no lease and ends none. Interactive Claude Code started by a wrapper counts as the
  * pane's program (the lease is held on the wrapper); a scripted run is a job until it exits.
  */
-function inferredTarget(observation: PaneObservation, program: ClaudeProgram | undefined, head: SeenProcess | undefined): InferredTarget {
+function inferredTarget(observation: PaneObservation, program: ClaudeProgram | undefined, head: SeenProcess | undefined, atShellPrompt: boolean): InferredTarget {
   if (!observation.shellAlive) return null;
   if (program) return isScriptedRun(program.session, () => program.process.argv) ? program : interactiveTarget(program.process, program.session);
-  if (shellAtItsPrompt(observation)) return null;
+  if (atShellPrompt) return null;
   if (!head) return null;
   const session = observation.claude.get(head.pid) ?? null;
   if (session || isClaudeCodeProcess(head)) {
@@ -237,7 +237,8 @@ export function decideInference(observation: PaneObservation, leases: readonly W
   const inferred = live.filter((lease) => lease.kind === 'inferred' && (lease.state === 'active' || lease.state === 'degraded'));
   const program = observation.shellAlive ? claudeAsPaneProgram(observation) : undefined;
   const foregroundHead = observation.shellAlive && !program ? paneForegroundJob(observation)[0] : undefined;
-  const target = inferredTarget(observation, program, foregroundHead);
+  const atShellPrompt = observation.shellAlive && shellAtItsPrompt(observation);
+  const target = inferredTarget(observation, program, foregroundHead, atShellPrompt);
   // What the pane runs: Claude Code as its own program, else its foreground job's head.
   const head = program?.process ?? foregroundHead;
   // Unsure: the lease already held on that process stands, and none is started.
@@ -259,7 +260,7 @@ export function decideInference(observation: PaneObservation, leases: readonly W
       const exit = execution?.ended && execution.exitCode !== null ? `, exit ${execution.exitCode}` : '';
       const isTarget = (process: SeenProcess | undefined) => process !== undefined && pid === process.pid && lease.observer.kind === 'pid' && lease.observer.startTime === process.startTime;
       const atPrompt = found === null && isTarget(head);
-      const nestedShellAtPrompt = atPrompt && shellAtItsPrompt(observation);
+      const nestedShellAtPrompt = atPrompt && atShellPrompt;
       // Still the shell's child, but no longer in the terminal's foreground.
       const leftForeground = observation.foregroundGroup !== null && !isTarget(head) && observation.children.some(isTarget);
       const why = !observation.shellAlive

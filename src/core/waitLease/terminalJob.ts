@@ -28,8 +28,6 @@ export interface TerminalView {
    * shell; null when the shell has no terminal (its children are then all its job).
    */
   foregroundGroup: number | null;
-  /** The process group of a process in the table, by pid. */
-  groupOf: (pid: number) => number | undefined;
   /** The pane's processes (its shell and all below it) in the terminal's foreground group. */
   foregroundMembers: readonly number[];
   /** Every pid in the subtree of a process (the process included). */
@@ -50,14 +48,12 @@ export interface TerminalView {
  * shell without job control runs its commands in its own group, which has the terminal: they
  * are its job. Without a terminal (a shell on pipes), every child is.
  */
-export function paneForegroundJob(observation: Pick<TerminalView, 'children' | 'foregroundGroup' | 'foregroundMembers' | 'subtreeOf' | 'groupOf'>): readonly SeenProcess[] {
-  const group = observation.foregroundGroup;
+export function paneForegroundJob(observation: Pick<TerminalView, 'children' | 'foregroundGroup' | 'foregroundMembers' | 'subtreeOf'>): readonly SeenProcess[] {
+  const members = observation.foregroundMembers;
   // No terminal; or a foreground group none of the pane's processes is in (its job left it for a
   // group of its own without taking the terminal): the process tree alone speaks, as without one.
-  if (group === null || observation.foregroundMembers.length === 0) return observation.children;
-  return observation.children.filter(
-    (child) => child.pgrp === group || [...observation.subtreeOf(child.pid)].some((pid) => observation.groupOf(pid) === group),
-  );
+  if (observation.foregroundGroup === null || members.length === 0) return observation.children;
+  return observation.children.filter((child) => members.some((pid) => observation.subtreeOf(child.pid).has(pid)));
 }
 
 /** Shells by program name (a login shell's argv[0] has a leading dash). */

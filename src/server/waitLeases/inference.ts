@@ -19,6 +19,7 @@ import {
   decideInference,
 } from '../../core/waitLease/inferred.ts';
 import { type SeenProcess, paneForegroundJob } from '../../core/waitLease/terminalJob.ts';
+import { type ChildrenIndex, childrenIndex, descendantsIn } from '../../core/processTree.ts';
 import { LeaseholdError } from '../../core/errors.ts';
 import type { LeaseClock } from '../clock/leaseClock.ts';
 import { type ProcessInfo, listProcesses as listAllProcesses, readArgv as readProcessArgv, readStdinIsTerminal } from '../observe/processInfo.ts';
@@ -133,7 +134,7 @@ function sessionPids(dir: string | null): Set<number> {
 interface MachineView {
   processes: number;
   byPid: ReadonlyMap<number, ProcessInfo>;
-  childrenOf: ReadonlyMap<number, ProcessInfo[]>;
+  childrenOf: ChildrenIndex<ProcessInfo>;
   subtreeOf: (root: number) => ReadonlySet<number>;
   sessionsDir: string | null;
   withSession: ReadonlySet<number>;
@@ -163,33 +164,17 @@ export class InferenceObserver {
   /** One read of the machine for a tick: the process table, indexed, and who has a session file. */
   private readMachine(): MachineView {
     const table = (this.options.listProcesses ?? listAllProcesses)();
-    const byPid = new Map<number, ProcessInfo>();
-    const childrenOf = new Map<number, ProcessInfo[]>();
-    for (const info of table) {
-      if (info.state === 'Z') continue; // exited, not yet reaped: nothing to wait on
-      byPid.set(info.pid, info);
-      const siblings = childrenOf.get(info.ppid);
-      if (siblings) siblings.push(info);
-      else childrenOf.set(info.ppid, [info]);
-    }
+    // Exited, not yet reaped: nothing to wait on.
+    const live = table.filter((info) => info.state !== 'Z');
+    const byPid = new Map(live.map((info) => [info.pid, info]));
+    const childrenOf = childrenIndex(live);
     // A pane's subtree is asked for several times a tick (the foreground group, session files,
     // Claude Code under a wrapper, supersession): walked once.
     const subtrees = new Map<number, Set<number>>();
     const subtreeOf = (root: number): Set<number> => {
-      const known = subtrees.get(root);
-      if (known) return known;
-      const seen = new Set<number>([root]);
-      subtrees.set(root, seen);
-      const queue = [root];
-      while (queue.length > 0) {
-        for (const child of childrenOf.get(queue.pop()!) ?? []) {
-          if (!seen.has(child.pid)) {
-            seen.add(child.pid);
-            queue.push(child.pid);
-          }
-        }
-      }
-      return seen;
+      let known = subtrees.get(root);
+      if (!known) subtrees.set(root, (known = new Set([root, ...descendantsIn(root, childrenOf).map((info) => info.pid)])));
+      return known;
     };
     const sessionsDir = this.options.claudeSessionsDir === undefined ? defaultClaudeSessionsDir() : this.options.claudeSessionsDir;
     return { processes: table.length, byPid, childrenOf, subtreeOf, sessionsDir, withSession: sessionPids(sessionsDir) };
@@ -211,9 +196,8 @@ export class InferenceObserver {
     const shell = found !== undefined && found.startTime === pane.shellStartTime ? found : undefined;
     const children = shell ? [...(childrenOf.get(shell.pid) ?? [])].sort(byStart).map((child) => seenOf(child)) : [];
     const foregroundGroup = shell?.tpgid ?? null;
-    const groupOf = (pid: number) => byPid.get(pid)?.pgrp;
-    const foregroundMembers = shell && foregroundGroup !== null ? [...subtreeOf(shell.pid)].filter((pid) => groupOf(pid) === foregroundGroup) : [];
-    const head = paneForegroundJob({ children, foregroundGroup, foregroundMembers, subtreeOf, groupOf })[0];
+    const foregroundMembers = shell && foregroundGroup !== null ? [...subtreeOf(shell.pid)].filter((pid) => byPid.get(pid)?.pgrp === foregroundGroup) : [];
+    const head = paneForegroundJob({ children, foregroundGroup, foregroundMembers, subtreeOf })[0];
     const paneProcess = shell ? seenOf(shell, readArgs(shell.pid)) : null;
     if (head) head.argv = readArgs(head.pid);
 
@@ -230,7 +214,6 @@ export class InferenceObserver {
       shell: paneProcess,
       children,
       foregroundGroup,
-      groupOf,
       foregroundMembers,
       subtreeOf,
       commOf: (pid) => byPid.get(pid)?.comm,

@@ -7,7 +7,7 @@ import { paneForegroundJob, type SeenProcess, type TerminalView } from '../../..
 /** A process table: pid → [ppid, pgrp, comm]. */
 type Table = Record<number, [number, number, string]>;
 
-function view(table: Table, shellPid: number, foregroundGroup: number | null): Pick<TerminalView, 'children' | 'foregroundGroup' | 'foregroundMembers' | 'subtreeOf' | 'groupOf'> {
+function view(table: Table, shellPid: number, foregroundGroup: number | null): Pick<TerminalView, 'children' | 'foregroundGroup' | 'foregroundMembers' | 'subtreeOf'> {
   const seen = (pid: number): SeenProcess => ({ pid, startTime: String(pid), argv: null, comm: table[pid]![2], pgrp: table[pid]![1] });
   const childrenOf = (pid: number) => Object.keys(table).map(Number).filter((child) => table[child]![0] === pid);
   const subtreeOf = (root: number): ReadonlySet<number> => {
@@ -21,7 +21,6 @@ function view(table: Table, shellPid: number, foregroundGroup: number | null): P
     foregroundGroup,
     foregroundMembers: foregroundGroup === null ? [] : [...subtreeOf(shellPid)].filter((pid) => groupOf(pid) === foregroundGroup),
     subtreeOf,
-    groupOf,
   };
 }
 const pids = (job: readonly SeenProcess[]) => job.map((process) => process.pid);
