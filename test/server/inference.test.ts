@@ -428,6 +428,24 @@ for (const target of storageTargets) {
       assert.equal((await tick()).acquired, 1);
     });
 
+    it("Claude Code as the terminal's own program, on a terminal: at its prompt the ledger says so (it is no shell at its prompt)", async () => {
+      const bin = tempDir('claude-bin');
+      symlinkSync([`/usr/bin/sleep`, `/bin/sleep`].find((path) => existsSync(path))!, join(bin, 'claude.exe'));
+      cleanups.push(() => rmSync(bin, { recursive: true, force: true }));
+      const pane = await terminalPane(`${join(bin, 'claude.exe')} 30`, 'claude.exe');
+      assert.equal(pane.foreground(), pane.shell.pgrp, 'Claude Code has its terminal');
+      mkdirSync(sessions, { recursive: true });
+      const write = (status: string) =>
+        writeFileSync(join(sessions, `${pane.shell.pid}.json`), JSON.stringify({ pid: pane.shell.pid, sessionId: 'c0ffee00-1111-4222-8333-444455556666', procStart: pane.shell.startTime, kind: 'interactive', entrypoint: 'cli', status }));
+      write('busy');
+      assert.equal((await tick()).acquired, 1);
+      const [lease] = await pane.leases();
+      write('idle');
+      assert.equal((await tick()).ended, 1);
+      const row = (await t.client.ledger({ kind: 'inferred' })).find((entry) => entry.lease_id === lease!.lease_id)!;
+      assert.match(row.release_note ?? '', /Claude Code is at its prompt, waiting on the human/);
+    });
+
     it('a shell without job control on a terminal (a task terminal): its commands share its group and are its job', async () => {
       const pane = await terminalPane("bash --norc --noprofile -c 'sleep 30; true'", 'bash');
       const sleep = await until('the sleep', childOf(pane.shell.pid));

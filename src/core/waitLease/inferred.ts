@@ -237,7 +237,8 @@ export function decideInference(observation: PaneObservation, leases: readonly W
   const inferred = live.filter((lease) => lease.kind === 'inferred' && (lease.state === 'active' || lease.state === 'degraded'));
   const program = observation.shellAlive ? claudeAsPaneProgram(observation) : undefined;
   const foregroundHead = observation.shellAlive && !program ? paneForegroundJob(observation)[0] : undefined;
-  const atShellPrompt = observation.shellAlive && shellAtItsPrompt(observation);
+  // Claude Code as the pane's own program has its terminal too: that is Claude Code, not a shell at its prompt.
+  const atShellPrompt = observation.shellAlive && !program && shellAtItsPrompt(observation);
   const target = inferredTarget(observation, program, foregroundHead, atShellPrompt);
   // What the pane runs: Claude Code as its own program, else its foreground job's head.
   const head = program?.process ?? foregroundHead;
