@@ -34,6 +34,13 @@ describe('leasehold run (real processes)', function () {
     return row;
   }
 
+  /**
+   * The note of a lease that ended with its command: the exit leasehold run reports, or, when the
+   * server's hold loop (every 2 s) read the pid gone in the few ms before that report arrived,
+   * the hold loop's own (seen once in a CI run). Both are true; the first carries the code.
+   */
+  const endedWith = (note: string | null, exit: string) => assert.match(note ?? '', new RegExp(`^(${exit}|target pid \\d+ exited)$`));
+
   async function leasesOf(pane: string): Promise<LeaseRow[]> {
     const listed = await cli(['pane', 'wait-lease', 'list', '--pane', pane, '--json']);
     return listed.code === 0 ? (JSON.parse(listed.stdout) as LeaseRow[]) : [];
@@ -64,7 +71,7 @@ describe('leasehold run (real processes)', function () {
     "for (const [s, n] of [['SIGINT', 2], ['SIGTERM', 15]]) process.on(s, () => { console.log('got ' + s); process.exit(40 + n); }); console.log('ready'); setInterval(() => {}, 1000);",
   ];
 
-  it('passes the exit code through and releases the lease with it', async () => {
+  it('passes the exit code through and releases the lease with it (or the hold loop, first to see the exit)', async () => {
     const ok = await cli(['run', '--pane', 'run-1', '--id', 'exit-0', '--', 'sh', '-c', 'exit 0']);
     assert.equal(ok.code, 0, ok.stderr);
     assert.equal(ok.stderr, '', 'nothing of leasehold on stderr when all goes well (a command gone before the server answered needs no lease)');
@@ -73,7 +80,8 @@ describe('leasehold run (real processes)', function () {
     assert.equal(failed.stdout, 'out\n');
     assert.equal(failed.stderr, 'err\n');
     const row = await ledgerRow('exit-7');
-    assert.deepEqual([row.end_reason, row.release_note, row.censoring, row.kind], ['released', 'exit 7', 'exact', 'declared']);
+    assert.deepEqual([row.end_reason, row.censoring, row.kind], ['released', 'exact', 'declared']);
+    endedWith(row.release_note, 'exit 7');
   });
 
   it('passes stdin through', async () => {
@@ -95,7 +103,8 @@ describe('leasehold run (real processes)', function () {
     assert.equal(exit.code, 55, run.output());
     assert.match(run.output(), /got SIGTERM/);
     const row = await ledgerRow('long-job');
-    assert.deepEqual([row.end_reason, row.release_note], ['released', 'exit 55']);
+    assert.equal(row.end_reason, 'released');
+    endedWith(row.release_note, 'exit 55');
   });
 
   it('stopped with Ctrl+Z, the lease stops vouching (degraded, the pane no longer reads waiting); continued, it is held anew', async () => {
@@ -142,7 +151,8 @@ describe('leasehold run (real processes)', function () {
     killed.child.kill('SIGTERM');
     assert.deepEqual(await killed.exit, { code: null, signal: 'SIGTERM' });
     const row = await ledgerRow('killed-job');
-    assert.deepEqual([row.end_reason, row.release_note], ['released', 'signal SIGTERM']);
+    assert.equal(row.end_reason, 'released');
+    endedWith(row.release_note, 'signal SIGTERM');
   });
 
   it('finds the registered pane whose shell is an ancestor, else registers this shell once', async () => {
