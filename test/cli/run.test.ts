@@ -110,7 +110,7 @@ describe('leasehold run (real processes)', function () {
   it('stopped with Ctrl+Z, the lease stops vouching (degraded, the pane no longer reads waiting); continued, it is held anew', async () => {
     // An interactive bash on a real terminal (util-linux script gives it a pty), where Ctrl+Z
     // stops leasehold run and its command together and fg continues them.
-    const term = spawn('script', ['-q', '-c', 'bash --norc --noprofile -i', '/dev/null'], { env: { ...process.env, ...env() }, stdio: ['pipe', 'ignore', 'ignore'] });
+    const term = spawn('script', ['-q', '-c', 'exec bash --norc --noprofile -i', '/dev/null'], { env: { ...process.env, ...env() }, stdio: ['pipe', 'ignore', 'ignore'] });
     try {
       const type = (text: string) => term.stdin!.write(text);
       type(`'${process.execPath}' '${CLI_PATH}' run --pane run-stop --id stopped-job -- sleep 60\n`);

@@ -302,7 +302,10 @@ for (const target of storageTargets) {
 
     /** A shell on a real terminal (util-linux `script` gives it a pty), registered as a pane. */
     async function terminalPane(shellCommand: string, comm: string) {
-      const term = spawn('script', ['-q', '-c', shellCommand, '/dev/null'], { stdio: ['pipe', 'ignore', 'ignore'] });
+      // script runs the command with `$SHELL -c`, else `/bin/sh -c` (CI has no SHELL; dash forks
+      // where bash would exec): `exec` makes the command the terminal's own process either way,
+      // as a VS Code terminal's shell is.
+      const term = spawn('script', ['-q', '-c', `exec ${shellCommand}`, '/dev/null'], { stdio: ['pipe', 'ignore', 'ignore'] });
       cleanups.push(() => term.kill('SIGKILL'));
       const shell = await until('the shell on its terminal', () => listProcesses().find((info) => info.ppid === term.pid && info.comm === comm && info.tpgid !== undefined));
       const name = `tty-${shell.pid}`;
