@@ -112,6 +112,8 @@ export interface LeaseServerConfig {
   hookReplayIntervalMs?: number;
   /** MCP session bounds: idle expiry and caps (defaults in DEFAULT_MCP_SESSION_LIMITS). */
   mcpSessions?: McpSessionLimits;
+  /** false: the MCP SDK's transport answers every /mcp request, tools/call included (mcpGateway.ts; tests compare the two). */
+  mcpDirectToolCalls?: boolean;
 }
 
 export interface LeaseServer {
@@ -306,6 +308,7 @@ export async function startLeaseServer(config: LeaseServerConfig): Promise<Lease
       version: LEASEHOLD_VERSION,
       registrars: [waitLeaseToolRegistrar(waitLeases)],
       limits: config.mcpSessions,
+      directToolCalls: config.mcpDirectToolCalls,
       onError: (error) => logger.error('mcp failed', { error: String(error) }),
     });
     mcpGateway = mcp;

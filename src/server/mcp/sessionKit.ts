@@ -3,12 +3,14 @@
 // (its zod schemas of the whole protocol, the transport, @hono/node-server) is about 5 MB
 // resident that a server whose agents never connect over MCP does not need.
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { mcpInstructions } from '../../core/mcpText.ts';
 import type { ClaimService } from '../claims/claimService.ts';
 import type { EndpointRecord } from '../claims/records.ts';
 import { registerClaimTools } from './claimTools.ts';
+import { directToolCall, sendToolResult } from './directToolCall.ts';
 import { SessionTools, type ToolRegistrar } from './sessionTools.ts';
 
 export { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -17,6 +19,11 @@ export interface SessionParts {
   server: McpServer;
   transport: StreamableHTTPServerTransport;
   reregister: (endpointDefaultSeconds: number | null) => void;
+  /**
+   * Answers a plain tools/call with this session's tools without the SDK's transport
+   * (directToolCall.ts); undefined when the request is not one, and the SDK's to answer.
+   */
+  callDirectly: (req: IncomingMessage, res: ServerResponse, body: unknown) => Promise<void> | undefined;
 }
 
 export interface SessionOptions {
@@ -47,6 +54,11 @@ export async function openSession(options: SessionOptions): Promise<SessionParts
   const parts: SessionParts = {
     server,
     reregister,
+    callDirectly: (req, res, body) => {
+      const call = directToolCall(req, body);
+      if (!call) return undefined;
+      return tools.call(call.name, call.args).then((result) => sendToolResult(res, parts.transport.sessionId!, call.id, result));
+    },
     transport: new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       // A request's answer is one JSON body, not an SSE stream per POST: one write of headers
