@@ -31,8 +31,7 @@ import { silentLogger, startLeaseServer, type LeaseServer } from '../src/server/
 import type { EndpointRecord } from '../src/server/claims/records.ts';
 import { vendWorker } from '../test/support/server.ts';
 import { postgresTarget, sqliteTarget, type StorageTarget } from '../test/support/storage.ts';
-import { MCP_CLAIMS, mcpLatency } from './claims.ts';
-import { mcpSdkFloor } from './support/mcpSdkFloor.ts';
+import type { McpRounds } from './support/mcpRounds.ts';
 import { fmtMs, median, percentile, report, rssMb } from './stats.ts';
 import { holdLoop } from './waitLeases.ts';
 
@@ -484,27 +483,35 @@ async function reaperBurst(target: StorageTarget): Promise<void> {
   }
 }
 
+/** Runs support/mcpRounds.ts in a fresh process; its round figures. */
+async function mcpRoundsInOwnProcess(): Promise<McpRounds> {
+  const child = spawn(process.execPath, [join(root, 'bench/support/mcpRounds.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const lines = output.trim().split('\n');
+  if (code !== 0) throw new Error(`bench/support/mcpRounds.ts exited ${code}`);
+  for (const line of lines.slice(0, -1)) process.stdout.write(`${line}\n`);
+  return JSON.parse(lines.at(-1)!) as McpRounds;
+}
+
 export async function benchClaimPeers(): Promise<void> {
   ensureRedis();
   process.stdout.write(`# claims side by side with pg-boss 12, BullMQ 5 and the raw floors (load ${loadavg().map((load) => load.toFixed(1)).join(' ')} on ${execFileSync('nproc').toString().trim()} cores)\n`);
   await sideBySide();
   if (ONLY) return;
   process.stdout.write('\n');
-  // Leasehold, then the SDK alone (the same client, the SDK's server with tools that do nothing),
-  // three times each, interleaved; the figure is the middle run's (an odd count: a median of two
-  // would be the better one).
-  const mcpRuns: number[] = [];
-  const floorRuns: number[] = [];
-  for (let round = 0; round < 3; round++) {
-    mcpRuns.push(await mcpLatency(sqliteTarget));
-    floorRuns.push(await mcpSdkFloor(MCP_CLAIMS));
-  }
-  const mcp = median(mcpRuns);
-  const floor = median(floorRuns);
+  // Leasehold and the SDK alone (the same client, the SDK's server with tools that do nothing),
+  // three rounds each, interleaved, in a process of their own (support/mcpRounds.ts says why);
+  // each figure is the middle round's (an odd count: a median of two would be the better one).
+  const rounds = await mcpRoundsInOwnProcess();
+  const mcp = median(rounds.leasehold);
+  const floor = median(rounds.sdkAlone);
   report('  MCP claim_next median, SQLite', {
     median: fmtMs(mcp),
     'SDK alone (no-op tools)': fmtMs(floor),
     'Leasehold adds': fmtMs(mcp - floor),
+    'client in its own process': fmtMs(median(rounds.childClient)),
     target: '≤ 1 ms',
   });
   for (const target of [sqliteTarget, pgTarget]) {
