@@ -502,8 +502,9 @@ export async function benchClaimPeers(): Promise<void> {
   if (ONLY) return;
   process.stdout.write('\n');
   // Leasehold and the SDK alone (the same client, the SDK's server with tools that do nothing),
-  // three rounds each, interleaved, in a process of their own (support/mcpRounds.ts says why);
-  // each figure is the middle round's (an odd count: a median of two would be the better one).
+  // five rounds each, interleaved, in a process of their own (support/mcpRounds.ts says why);
+  // each figure is the middle round's (an odd count: a median of two would be the better one),
+  // so that one round a neighbour on the machine slowed does not decide it.
   const rounds = await mcpRoundsInOwnProcess();
   const mcp = median(rounds.leasehold);
   const floor = median(rounds.sdkAlone);
@@ -514,6 +515,7 @@ export async function benchClaimPeers(): Promise<void> {
     'client in its own process': fmtMs(median(rounds.childClient)),
     target: '≤ 1 ms',
   });
+  report('  MCP rounds (ms)', Object.fromEntries(Object.entries(rounds).map(([name, figures]) => [name, figures.map((ms: number) => ms.toFixed(2)).join(' ')])));
   for (const target of [sqliteTarget, pgTarget]) {
     const tick = await holdLoop(target);
     report(`  hold loop renew tick, 1,000 leases, ${target.name}`, { wall: fmtMs(tick), target: '≤ 50 ms' });

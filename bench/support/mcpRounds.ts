@@ -1,4 +1,4 @@
-// The MCP claim_next figure of bench/claimPeers.ts, measured in a process of its own: three
+// The MCP claim_next figure of bench/claimPeers.ts, measured in a process of its own: five
 // rounds each of Leasehold (client in-process, as issue 11's target has it; and the client in a
 // process of its own, as Claude Code is) and the SDK alone, interleaved. In the bench's own
 // process, after pg-boss, BullMQ and the 8-worker runs, the same calls cost more for every
@@ -16,7 +16,7 @@ export interface McpRounds {
 }
 
 const rounds: McpRounds = { leasehold: [], childClient: [], sdkAlone: [] };
-for (let round = 0; round < 3; round++) {
+for (let round = 0; round < 5; round++) {
   rounds.leasehold.push(await mcpLatency(sqliteTarget));
   rounds.childClient.push(await mcpLatency(sqliteTarget, 'child'));
   rounds.sdkAlone.push(await mcpSdkFloor(MCP_CLAIMS));
