@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { BASE_JOB_TYPES } from '../../src/core/waitLease/jobType.ts';
 import { DESCRIPTION_MAX_LENGTH, JOB_REF_MAX_LENGTH } from '../../src/core/waitLease/lease.ts';
 import { openDb } from '../../src/server/db/open.ts';
+import { PG_WRITTEN_COLUMN_TYPES } from '../../src/server/waitLeases/waitLeaseStore.ts';
 import { storageTargets } from '../support/storage.ts';
 
 for (const target of storageTargets) {
@@ -45,5 +46,22 @@ for (const target of storageTargets) {
         await cleanup();
       }
     });
+
+    if (target.name === 'postgres') {
+      it("the batched renewal names each column's type as the migrated table has it", async () => {
+        const { config, cleanup } = await target.create();
+        const { db } = await openDb(config);
+        try {
+          const rows = await db.all<{ column_name: string; data_type: string }>(
+            `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'wait_leases'`,
+          );
+          const migrated = Object.fromEntries(rows.map((row) => [row.column_name, row.data_type]));
+          for (const [column, type] of Object.entries(PG_WRITTEN_COLUMN_TYPES)) assert.equal(type, migrated[column], column);
+        } finally {
+          await db.close();
+          await cleanup();
+        }
+      });
+    }
   });
 }

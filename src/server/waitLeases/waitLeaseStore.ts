@@ -261,20 +261,61 @@ interface PartialWrite {
 }
 const partialWrites = new Map<number, PartialWrite>();
 
+/**
+ * PostgreSQL's type of each column a batched write sends per row (with id, version and
+ * updated_at): json_to_recordset needs them named. test/server/waitLeaseSchema.test.ts holds
+ * this list to the table as migrated.
+ */
+export const PG_WRITTEN_COLUMN_TYPES: Readonly<Record<(typeof MUTABLE_COLUMNS)[number] | 'id' | 'version' | 'updated_at', string>> = {
+  id: 'text',
+  version: 'integer',
+  updated_at: 'bigint',
+  renewed_at: 'bigint',
+  renewed_boot_ms: 'bigint',
+  renewed_boot_id: 'text',
+  renew_count: 'integer',
+  expires_at_boot_ms: 'bigint',
+  expires_at_wall_ms: 'bigint',
+  authorized_until_wall_ms: 'bigint',
+  authorized_until_boot_ms: 'bigint',
+  clamped_by: 'text',
+  state: 'text',
+  state_reason: 'text',
+  end_reason: 'text',
+  expired_by: 'text',
+  ended_at: 'bigint',
+  ended_boot_ms: 'bigint',
+  ended_boot_id: 'text',
+  release_note: 'text',
+  last_evidence: 'text',
+  last_refusal: 'text',
+  expired_notice_consumed: 'boolean',
+  censoring: 'text',
+  measured_duration_ms: 'bigint',
+  observer_kind: 'text',
+  observer: 'text',
+  progress: 'text',
+};
+
 function partialWrite(groups: number): PartialWrite {
   let write = partialWrites.get(groups);
   if (!write) {
     const columns = MUTABLE_COLUMNS.flatMap((_, index) => ((GROUP_BIT[index]! & groups) !== 0 ? [index] : []));
     const names = columns.map((index) => MUTABLE_COLUMNS[index]!);
+    const rowColumns = ['id', 'version', ...names, 'updated_at'] as const;
     write = {
       columns,
       // The expected version alone decides, as for COMPARE_AND_SET.
       sqlite: `UPDATE wait_leases SET ${names.map((name) => `${name} = ?, `).join('')}version = version + 1, updated_at = ? WHERE id = ? AND version = ?`,
-      // The rows travel as one JSON array typed by the table's own row type; `version` carries
-      // the expected version. What every row shares travels once, as the base row a row's
-      // missing keys are filled from (the first parameter); each row carries the rest.
-      postgres: `UPDATE wait_leases AS w SET ${names.map((name) => `${name} = r.${name}, `).join('')}version = w.version + 1, updated_at = r.updated_at
-        FROM json_populate_recordset(json_populate_record(NULL::wait_leases, ?::json), ?::json) AS r
+      // The rows travel as one JSON array, each with the columns only it has; `version` carries
+      // the expected version. What every row shares travels once, as a base row typed by the
+      // table's own row type (the first parameter). A column is in the base or in the rows,
+      // never both, so COALESCE picks whichever has it (a row leaves out its NULLs). The rows
+      // are read with json_to_recordset and just these columns: json_populate_recordset over
+      // the table's row type made every row all ~50 columns wide (7 against 3.3 ms for 1,000).
+      postgres: `UPDATE wait_leases AS w SET ${names.map((name) => `${name} = COALESCE(r.${name}, s.${name}), `).join('')}version = w.version + 1, updated_at = COALESCE(r.updated_at, s.updated_at)
+        FROM json_populate_record(NULL::wait_leases, ?::json) AS s,
+             json_to_recordset(?::json) AS r(${rowColumns.map((name) => `${name} ${PG_WRITTEN_COLUMN_TYPES[name]}`).join(', ')})
         WHERE w.id = r.id AND w.version = r.version
         RETURNING w.id, w.xmin::text AS xmin`,
     };
