@@ -1,6 +1,9 @@
 // The Todos view: queues, their todos with holder, claim epoch and a live lease countdown, and
-// each todo's claim events when expanded. Re-read on todo.changed events (push), re-drawn on a
-// local one-second tick only while a visible todo counts down.
+// each todo's claim events when expanded. Re-read on todo.changed events (push); the countdown
+// rows alone re-drawn on a local one-second tick while one is on screen. Re-drawing the whole
+// tree each second replaced every row's element: an inline action clicked in that instant
+// reached its command with no row (seen in the e2e run: Requeue asked which todo instead of
+// confirming the one clicked).
 import * as vscode from 'vscode';
 import type { ClaimEventView, TodoView } from '../../core/wire/claims.ts';
 import { claimEventItem, groupByQueue, queueItem, todoItem, type QueueGroup } from '../model/todos.ts';
@@ -18,22 +21,35 @@ export interface TodosSource {
   events(todoId: string): Promise<ClaimEventView[]>;
 }
 
+function countsDown(todo: TodoView): boolean {
+  return todo.state === 'claimed' && todo.lease_remaining_ms !== null;
+}
+
 export class TodosTree implements vscode.TreeDataProvider<TodosNode> {
-  private readonly changed = new vscode.EventEmitter<TodosNode | undefined>();
+  private readonly changed = new vscode.EventEmitter<TodosNode | TodosNode[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly source: TodosSource;
+  /** The todo rows as last handed to the view, by queue: the countdown re-draws these very elements. */
+  private readonly shown = new Map<string, Array<TodosNode & { kind: 'todo' }>>();
 
   constructor(source: TodosSource) {
     this.source = source;
   }
 
   refresh(): void {
+    this.shown.clear();
     this.changed.fire(undefined);
   }
 
   /** Some claimed todo shows a countdown. */
   counting(): boolean {
-    return (this.source.todos()?.todos ?? []).some((todo) => todo.state === 'claimed' && todo.lease_remaining_ms !== null);
+    return (this.source.todos()?.todos ?? []).some(countsDown);
+  }
+
+  /** Re-draws the rows that count down, and only them: their elements (and so the view's handles on them) stay. */
+  redrawCountdowns(): void {
+    const rows = [...this.shown.values()].flat().filter((node) => countsDown(node.todo));
+    if (rows.length > 0) this.changed.fire(rows);
   }
 
   getTreeItem(node: TodosNode): vscode.TreeItem {
@@ -47,7 +63,11 @@ export class TodosTree implements vscode.TreeDataProvider<TodosNode> {
 
   async getChildren(node?: TodosNode): Promise<TodosNode[]> {
     if (!node) return groupByQueue(this.source.todos()?.todos ?? []).map((group) => ({ kind: 'queue', group }));
-    if (node.kind === 'queue') return node.group.todos.map((todo) => ({ kind: 'todo', todo }));
+    if (node.kind === 'queue') {
+      const rows = node.group.todos.map((todo) => ({ kind: 'todo' as const, todo }));
+      this.shown.set(node.group.queue, rows);
+      return rows;
+    }
     if (node.kind === 'todo') {
       try {
         const events = await this.source.events(node.todo.id);

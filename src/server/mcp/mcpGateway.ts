@@ -93,6 +93,7 @@ export class McpGateway {
   private readonly limits: Required<Omit<McpSessionLimits, 'clock' | 'sweepIntervalMs'>>;
   private readonly clock: Clock;
   private readonly sweeper: NodeJS.Timeout;
+  private answeredDirectly = 0;
 
   constructor(options: McpGatewayOptions) {
     this.options = options;
@@ -109,9 +110,6 @@ export class McpGateway {
       if (event.type === 'endpoint.changed' && event.change === 'edited') void this.reregisterFor(event.endpoint_id);
     });
   }
-
-  /** tools/call requests answered without the SDK's transport so far (directToolCall.ts). */
-  directCalls = 0;
 
   get sessionCount(): number {
     return this.sessions.size;
@@ -131,7 +129,7 @@ export class McpGateway {
       }
       this.touch(sessionId, session);
       const direct = session.callDirectly?.(req, res, body);
-      if (direct) this.directCalls += 1;
+      if (direct) this.answeredDirectly += 1;
       await (direct ?? session.transport.handleRequest(req, res, body));
       return;
     }
@@ -158,6 +156,11 @@ export class McpGateway {
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(sessions.map((session) => session.server.close().catch(() => undefined)));
+  }
+
+  /** tools/call requests answered without the SDK's transport so far (directToolCall.ts). */
+  get directCalls(): number {
+    return this.answeredDirectly;
   }
 
   /** Ends every session idle longer than the timeout; returns how many. */
