@@ -160,6 +160,9 @@ describe('real Claude Code as an MCP worker (stand-in model API)', function () {
     assert.match(argument.text, /"received":59/);
     assert.doesNotMatch(argument.text, /MCP error -32602|Input validation error/);
     assert.equal((await t.client.getEndpoint('reviewer')).default_lease_ttl_seconds, 600, 'the refused value changed nothing');
+    // Claude Code's tools/call requests are what the server answers without the SDK's transport
+    // (mcp/directToolCall.ts): all nine of this run, not one left to the slower path.
+    assert.equal(t.server.mcp.directCalls, 9);
   });
 
   it('a client whose session expired re-initializes cleanly and its next call works', async () => {
