@@ -31,6 +31,7 @@ import { silentLogger, startLeaseServer, type LeaseServer } from '../src/server/
 import type { EndpointRecord } from '../src/server/claims/records.ts';
 import { vendWorker } from '../test/support/server.ts';
 import { postgresTarget, sqliteTarget, type StorageTarget } from '../test/support/storage.ts';
+import { lastJsonLine } from './support/childJson.ts';
 import type { McpRounds } from './support/mcpRounds.ts';
 import { fmtMs, median, percentile, report, rssMb } from './stats.ts';
 import { holdLoop } from './waitLeases.ts';
@@ -483,18 +484,6 @@ async function reaperBurst(target: StorageTarget): Promise<void> {
   }
 }
 
-/** Runs support/mcpRounds.ts in a fresh process; its round figures. */
-async function mcpRoundsInOwnProcess(): Promise<McpRounds> {
-  const child = spawn(process.execPath, [join(root, 'bench/support/mcpRounds.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const lines = output.trim().split('\n');
-  if (code !== 0) throw new Error(`bench/support/mcpRounds.ts exited ${code}`);
-  for (const line of lines.slice(0, -1)) process.stdout.write(`${line}\n`);
-  return JSON.parse(lines.at(-1)!) as McpRounds;
-}
-
 export async function benchClaimPeers(): Promise<void> {
   ensureRedis();
   process.stdout.write(`# claims side by side with pg-boss 12, BullMQ 5 and the raw floors (load ${loadavg().map((load) => load.toFixed(1)).join(' ')} on ${execFileSync('nproc').toString().trim()} cores)\n`);
@@ -505,7 +494,7 @@ export async function benchClaimPeers(): Promise<void> {
   // five rounds each, interleaved, in a process of their own (support/mcpRounds.ts says why);
   // each figure is the middle round's (an odd count: a median of two would be the better one),
   // so that one round a neighbour on the machine slowed does not decide it.
-  const rounds = await mcpRoundsInOwnProcess();
+  const rounds = await lastJsonLine<McpRounds>(join(root, 'bench/support/mcpRounds.ts'));
   const mcp = median(rounds.leasehold);
   const floor = median(rounds.sdkAlone);
   report('  MCP claim_next median, SQLite', {

@@ -11,9 +11,10 @@ import { performance } from 'node:perf_hooks';
 import { MCP_WARMUP } from './support/mcpSdkFloor.ts';
 import { systemClock } from '../src/core/clock.ts';
 import { LeaseholdClient } from '../src/client/client.ts';
-import { silentLogger, startLeaseServer, type LeaseServer } from '../src/server/app.ts';
+import { silentLogger, startLeaseServer, type LeaseServer, type LeaseServerConfig } from '../src/server/app.ts';
 import type { EndpointRecord } from '../src/server/claims/records.ts';
 import { readDiscovery } from '../src/runtime/discovery.ts';
+import { lastJsonLine } from './support/childJson.ts';
 import { fmtMs, median, percentile, report, rssMb } from './stats.ts';
 import { vendWorker } from '../test/support/server.ts';
 import { postgresTarget, sqliteTarget, type StorageTarget } from '../test/support/storage.ts';
@@ -22,10 +23,10 @@ const databaseUrl = process.env.LEASEHOLD_BENCH_DATABASE_URL ?? process.env.LEAS
 const targets: StorageTarget[] = [sqliteTarget, ...(databaseUrl ? [postgresTarget(databaseUrl)] : [])];
 const TODOS_PER_RUN = 4000;
 
-async function withServer<T>(target: StorageTarget, run: (server: LeaseServer) => Promise<T>): Promise<T> {
+async function withServer<T>(target: StorageTarget, run: (server: LeaseServer) => Promise<T>, overrides: Partial<LeaseServerConfig> = {}): Promise<T> {
   const { config, cleanup } = await target.create();
   const runtimeDir = mkdtempSync(join(tmpdir(), 'leasehold-bench-'));
-  const server = await startLeaseServer({ storage: config, runtimeDir, logger: silentLogger, clock: systemClock, singleInstance: false });
+  const server = await startLeaseServer({ storage: config, runtimeDir, logger: silentLogger, clock: systemClock, singleInstance: false, ...overrides });
   try {
     return await run(server);
   } finally {
@@ -75,7 +76,7 @@ export const MCP_CLAIMS = 500;
  * client shares the server's event loop, as in issue 11's target) or 'child' (the client in its
  * own process, as Claude Code is).
  */
-export async function mcpLatency(target: StorageTarget, client: 'in-process' | 'child' = 'in-process'): Promise<number> {
+export async function mcpLatency(target: StorageTarget, client: 'in-process' | 'child' = 'in-process', overrides: Partial<LeaseServerConfig> = {}): Promise<number> {
   const { connectMcp } = await import('../test/support/mcp.ts');
   return withServer(target, async (server) => {
     const vended = await server.claims.vendEndpoint(server.human, { slug: 'mcp' });
@@ -95,19 +96,12 @@ export async function mcpLatency(target: StorageTarget, client: 'in-process' | '
     }
     report(`MCP claim_next over HTTP ${target.name}, client ${client}`, { median: fmtMs(median(latencies)), p99: fmtMs(percentile(latencies, 99)) });
     return median(latencies);
-  });
+  }, overrides);
 }
 
-/** Runs bench/support/mcpClaimClient.ts in its own process against the server; its claim_next latencies. */
-async function childClientLatencies(url: string, token: string, count: number): Promise<number[]> {
-  const script = fileURLToPath(new URL('./support/mcpClaimClient.ts', import.meta.url));
-  const child = spawn(process.execPath, [script, url, String(count)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  child.stdin!.end(token);
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`the MCP bench client exited ${code}`);
-  return JSON.parse(output.trim().split('\n').at(-1)!) as number[];
+/** Runs bench/support/mcpClaimClient.ts in its own process against the server (the token on stdin); its claim_next latencies. */
+function childClientLatencies(url: string, token: string, count: number): Promise<number[]> {
+  return lastJsonLine<number[]>(fileURLToPath(new URL('./support/mcpClaimClient.ts', import.meta.url)), [url, String(count)], token);
 }
 
 async function reaperLag(target: StorageTarget): Promise<void> {

@@ -3,7 +3,7 @@
 // process of its own, as Claude Code is) and the SDK alone, interleaved. In the bench's own
 // process, after pg-boss, BullMQ and the 8-worker runs, the same calls cost more for every
 // contender, the SDK alone included (0.64 -> 0.85 ms, 2026-12-07): the state those runs leave
-// (a 400 MB heap, the peers' clients) is the bench's, not a lease server's. Prints the round
+// (a process near 400 MB resident, the peers' clients) is the bench's, not a lease server's. Prints the round
 // figures (ms) as the last line, as JSON.
 import { sqliteTarget } from '../../test/support/storage.ts';
 import { MCP_CLAIMS, mcpLatency } from '../claims.ts';

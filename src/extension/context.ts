@@ -263,7 +263,7 @@ export class Ctx implements vscode.Disposable {
     this.disposables.push({ dispose: () => clearInterval(treeTick) });
     // The Todos view's lease countdowns: a local redraw of those rows each second while one is on screen.
     const todosTick = setInterval(() => {
-      if (todosView.visible && this.todosTree.counting()) this.todosTree.redrawCountdowns();
+      if (todosView.visible) this.todosTree.redrawCountdowns();
     }, 1_000);
     this.disposables.push({ dispose: () => clearInterval(todosTick) });
     const windowFileTick = setInterval(() => this.writeWindowHookSettings(), WINDOW_FILE_REWRITE_MS);

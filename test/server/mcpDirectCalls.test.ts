@@ -79,12 +79,21 @@ describe('MCP tools/call answered directly is the answer the SDK gives', () => {
     await sdk.stop();
   });
 
-  /** Sends the same request to both servers; asserts the same answer and which path answered. */
-  async function same(body: unknown, expect: 'direct' | 'sdk', headers: Record<string, string | undefined> = {}): Promise<Answer> {
+  /**
+   * Sends the same request to both servers (or, given a function, the request made from each
+   * server's own claimed todo id); asserts the same answer and which path answered.
+   */
+  async function same(request: unknown, expect: 'direct' | 'sdk', headers: Record<string, string | undefined> = {}): Promise<Answer> {
+    const bodyFor = async (t: TestServer) => {
+      if (typeof request !== 'function') return request;
+      const [claimed] = await t.client.listTodos({ queue: 'work', state: 'claimed' });
+      return (request as (todoId: string) => unknown)(claimed!.id);
+    };
+    const bodies = { direct: await bodyFor(direct), sdk: await bodyFor(sdk) };
     const before = direct.server.mcp.directCalls;
-    const answers = { direct: await sessions.direct.send(body, headers), sdk: await sessions.sdk.send(body, headers) };
-    assert.deepEqual(answers.direct, answers.sdk, `the same answer for ${JSON.stringify(body)}`);
-    assert.equal(direct.server.mcp.directCalls - before, expect === 'direct' ? 1 : 0, `answered by ${expect}: ${JSON.stringify(body)}`);
+    const answers = { direct: await sessions.direct.send(bodies.direct, headers), sdk: await sessions.sdk.send(bodies.sdk, headers) };
+    assert.deepEqual(answers.direct, answers.sdk, `the same answer for ${JSON.stringify(bodies.direct)}`);
+    assert.equal(direct.server.mcp.directCalls - before, expect === 'direct' ? 1 : 0, `answered by ${expect}`);
     assert.equal(sdk.server.mcp.directCalls, 0, 'with mcpDirectToolCalls false the SDK answers everything');
     return answers.direct;
   }
@@ -99,24 +108,14 @@ describe('MCP tools/call answered directly is the answer the SDK gives', () => {
     assert.equal(result.structuredContent.lease_ttl_seconds, 900);
     assert.match(result.content[0].text, /Lease granted 900 seconds/);
     const epoch = result.structuredContent.claim_epoch as number;
-    // Each server's own todo id goes back to it.
-    const todoOf = async (t: TestServer) => (await t.client.listTodos({ queue: 'work', state: 'claimed' }))[0]!.id;
-    const [directTodo, sdkTodo] = [await todoOf(direct), await todoOf(sdk)];
-    const both = async (make: (todoId: string) => unknown, expect: 'direct' | 'sdk') => {
-      const before = direct.server.mcp.directCalls;
-      const answers = { direct: await sessions.direct.send(make(directTodo)), sdk: await sessions.sdk.send(make(sdkTodo)) };
-      assert.deepEqual(answers.direct, answers.sdk);
-      assert.equal(direct.server.mcp.directCalls - before, expect === 'direct' ? 1 : 0);
-      return answers.direct;
-    };
     direct.clock.advance(60_000);
     sdk.clock.advance(60_000);
-    const beat = await both((todoId) => call('beat-1', 'heartbeat', { todo_id: todoId, claim_epoch: epoch }), 'direct');
+    const beat = await same((todoId: string) => call('beat-1', 'heartbeat', { todo_id: todoId, claim_epoch: epoch }), 'direct');
     assert.equal((beat.body as any).id, 'beat-1', 'a string id comes back as sent');
-    const stale = await both((todoId) => call(3, 'heartbeat', { todo_id: todoId, claim_epoch: epoch + 1 }), 'direct');
+    const stale = await same((todoId: string) => call(3, 'heartbeat', { todo_id: todoId, claim_epoch: epoch + 1 }), 'direct');
     assert.equal((stale.body as any).result.isError, true);
     assert.equal((stale.body as any).result.structuredContent.error.code, 'wrong_claim_epoch');
-    await both((todoId) => call(4, 'complete', { todo_id: todoId, claim_epoch: epoch }), 'direct');
+    await same((todoId: string) => call(4, 'complete', { todo_id: todoId, claim_epoch: epoch }), 'direct');
 
     const unknownTool = await same(call(5, 'drop_table', {}), 'direct');
     assert.equal((unknownTool.body as any).result.structuredContent.error.code, 'not_found');
@@ -131,20 +130,22 @@ describe('MCP tools/call answered directly is the answer the SDK gives', () => {
   });
 
   it('requests the SDK must judge go to the SDK on both servers, with its answers', async () => {
-    const refused = [
-      { body: call(10, 'claim_next', ['work']), why: 'arguments as a list' },
-      { body: call(11, 'claim_next', null), why: 'arguments null' },
-      { body: call(1.5, 'claim_next', { queue: 'work' }), why: 'a fractional id' },
-      { body: { ...call(12, 'claim_next', { queue: 'work' }), extra: true }, why: 'a key JSON-RPC does not have' },
-      { body: call(13, 'claim_next', { queue: 'work' }, { task: { ttl: 1000 } }), why: 'a task-augmented call' },
-      { body: call(14, 'claim_next', { queue: 'work' }, { _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'x' } } }), why: 'a related task' },
-      { body: { jsonrpc: '2.0', id: 15, method: 'tools/call', params: { arguments: {} } }, why: 'no tool name' },
-      { body: [call(16, 'claim_next', { queue: 'empty' })], why: 'a batch' },
-      { body: { jsonrpc: '2.0', id: 17, method: 'tools/list' }, why: 'another method' },
-    ];
-    for (const { body, why } of refused) {
-      const answer = await same(body, 'sdk');
-      assert.ok(answer.status >= 200, why);
+    // Each with what the SDK makes of it: a JSON-RPC error (status 400 when it is no JSON-RPC
+    // message at all), or a result.
+    const others = [
+      { body: call(10, 'claim_next', ['work']), why: 'arguments as a list', answer: [200, 'error'] },
+      { body: call(11, 'claim_next', null), why: 'arguments null', answer: [200, 'error'] },
+      { body: call(1.5, 'claim_next', { queue: 'work' }), why: 'a fractional id', answer: [400, 'error'] },
+      { body: { ...call(12, 'claim_next', { queue: 'work' }), extra: true }, why: 'a key JSON-RPC does not have', answer: [400, 'error'] },
+      { body: call(13, 'claim_next', { queue: 'work' }, { task: { ttl: 1000 } }), why: 'a task-augmented call', answer: [200, 'error'] },
+      { body: call(14, 'claim_next', { queue: 'work' }, { _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'x' } } }), why: 'a related task', answer: [200, 'result'] },
+      { body: { jsonrpc: '2.0', id: 15, method: 'tools/call', params: { arguments: {} } }, why: 'no tool name', answer: [200, 'error'] },
+      { body: [call(16, 'claim_next', { queue: 'empty' })], why: 'a batch', answer: [200, 'result'] },
+      { body: { jsonrpc: '2.0', id: 17, method: 'tools/list' }, why: 'another method', answer: [200, 'result'] },
+    ] as const;
+    for (const { body, why, answer } of others) {
+      const got = await same(body, 'sdk');
+      assert.deepEqual([got.status, 'error' in (got.body as object) ? 'error' : 'result'], answer, why);
     }
     for (const [headers, status] of [
       [{ accept: 'application/json' }, 406],

@@ -41,12 +41,7 @@ export class TodosTree implements vscode.TreeDataProvider<TodosNode> {
     this.changed.fire(undefined);
   }
 
-  /** Some claimed todo shows a countdown. */
-  counting(): boolean {
-    return (this.source.todos()?.todos ?? []).some(countsDown);
-  }
-
-  /** Re-draws the rows that count down, and only them: their elements (and so the view's handles on them) stay. */
+  /** Re-draws the rows that count down, and only them (none: nothing): their elements, and so the view's handles on them, stay. */
   redrawCountdowns(): void {
     const rows = [...this.shown.values()].flat().filter((node) => countsDown(node.todo));
     if (rows.length > 0) this.changed.fire(rows);
