@@ -125,6 +125,9 @@ class SkippingLeaseClock implements LeaseClock {
   }
 }
 
+/** Renew ticks after the first three, for the warm figure. */
+const WARM_RENEW_TICKS = 10;
+
 /** Hold loop ticks with 1,000 held leases over `pids` real processes; returns the wall time (ms) of the tick that renews all of them. */
 export async function holdLoop(target: StorageTarget, pids = 5): Promise<number> {
   const children: ChildProcess[] = [];
@@ -160,11 +163,13 @@ export async function holdLoop(target: StorageTarget, pids = 5): Promise<number>
       // Ticks where every lease is due for renewal (writes): three, each after the lease clock
       // skips 9 minutes of the 10-minute grants (time passing is what makes a renewal due; the
       // rows are not touched), and the median (the first of a process is also its coldest).
-      // The sweeper is stopped so none expires meanwhile.
+      // Then ten more, warm: a server renews at every due tick, but 1,000 at once come only every
+      // few minutes, so the first three are the figure. The sweeper is stopped so none expires
+      // meanwhile.
       await server.expirySweeper.stop();
       const walls: number[] = [];
       const cpus: number[] = [];
-      for (let tick = 0; tick < 3; tick++) {
+      for (let tick = 0; tick < 3 + WARM_RENEW_TICKS; tick++) {
         leaseClock.skip(540_000);
         const start = performance.now();
         const renewCpu = process.cpuUsage();
@@ -174,14 +179,15 @@ export async function holdLoop(target: StorageTarget, pids = 5): Promise<number>
         cpus.push((used.user + used.system) / 1000);
         if (result.renewed !== holds) throw new Error(`renewed ${result.renewed}`);
       }
-      const wall = median(walls);
-      report(`[${target.name}] hold loop renew tick (1,000 renewals on ${pids} pids, median of 3)`, {
+      const wall = median(walls.slice(0, 3));
+      report(`[${target.name}] hold loop renew tick (1,000 renewals on ${pids} pids, median of the first 3)`, {
         wall: fmtMs(wall),
-        CPU: fmtMs(median(cpus)),
-        ticks: walls.map((ms) => fmtMs(ms)).join(', '),
+        CPU: fmtMs(median(cpus.slice(0, 3))),
+        ticks: walls.slice(0, 3).map((ms) => fmtMs(ms)).join(', '),
+        [`warm median (next ${WARM_RENEW_TICKS})`]: fmtMs(median(walls.slice(3))),
       });
       return wall;
-    }, { leaseClock });
+    }, { leaseClock, identicalRenewalLimit: 100 }); // the sleeping targets make no progress: every renewal is identical
   } finally {
     for (const child of children) child.kill('SIGKILL');
   }

@@ -347,7 +347,6 @@ function splitShared(planned: ReadonlyArray<{ write: { now: number }; values: re
 interface HeldRow {
   /** The xmin of the row version it is. */
   xmin: string;
-  row: LeaseRow;
   stored: StoredLease;
   /** The mutable values as this store wrote them (undefined when read, not written). */
   values: readonly SqlValue[] | undefined;
@@ -383,18 +382,7 @@ function domainClause(domain: ClockDomain): { clause: string; params: SqlValue[]
 
 /** A row as a stored lease. */
 function toStored(row: LeaseRow): StoredLease {
-  return storedLease(row, undefined);
-}
-
-/**
- * toStored, given an earlier reading of the same lease (`previous`): its parsed JSON columns are
- * taken as they are where the row's text is the one they were parsed from. Records are never
- * mutated, so sharing is safe; a hold loop renewal changes two of the five.
- */
-function storedLease(row: LeaseRow, previous: { row: LeaseRow; stored: StoredLease } | undefined): StoredLease {
   const num = (value: number | null) => (value === null ? null : Number(value));
-  const before = previous?.stored.record;
-  const same = (column: 'clamped_by' | 'observer' | 'last_evidence' | 'last_refusal' | 'progress') => previous !== undefined && row[column] === previous.row[column];
   const grantedAt = { wallMs: Number(row.granted_at), bootMs: Number(row.granted_boot_ms), bootId: row.granted_boot_id };
   const record: WaitLeaseRecord = {
     id: row.id,
@@ -414,16 +402,16 @@ function storedLease(row: LeaseRow, previous: { row: LeaseRow; stored: StoredLea
     expiresAtWallMs: Number(row.expires_at_wall_ms),
     authorizedUntilWallMs: num(row.authorized_until_wall_ms),
     authorizedUntilBootMs: num(row.authorized_until_boot_ms),
-    clampedBy: same('clamped_by') ? before!.clampedBy : (JSON.parse(row.clamped_by) as WaitLeaseRecord['clampedBy']),
+    clampedBy: JSON.parse(row.clamped_by) as WaitLeaseRecord['clampedBy'],
     state: row.state,
     stateReason: row.state_reason,
     endReason: row.end_reason,
     expiredBy: row.expired_by,
     endedAt: row.ended_at === null ? null : { wallMs: Number(row.ended_at), bootMs: Number(row.ended_boot_ms), bootId: row.ended_boot_id },
     releaseNote: row.release_note,
-    observer: same('observer') ? before!.observer : (JSON.parse(row.observer) as ObserverDescription),
-    lastEvidence: same('last_evidence') ? before!.lastEvidence : json<TargetObservation>(row.last_evidence),
-    lastRefusal: same('last_refusal') ? before!.lastRefusal : json<WaitLeaseRecord['lastRefusal']>(row.last_refusal),
+    observer: JSON.parse(row.observer) as ObserverDescription,
+    lastEvidence: json<TargetObservation>(row.last_evidence),
+    lastRefusal: json<WaitLeaseRecord['lastRefusal']>(row.last_refusal),
     expiredNoticeConsumed: Boolean(row.expired_notice_consumed),
     // A row from before the fuses (migration 0010) is a chain of its own with no cap.
     chain: {
@@ -432,7 +420,7 @@ function storedLease(row: LeaseRow, previous: { row: LeaseRow; stored: StoredLea
       deadlineBootMs: num(row.chain_deadline_boot_ms),
       deadlineWallMs: num(row.chain_deadline_wall_ms),
     },
-    progress: same('progress') ? before!.progress : (json<ProgressState>(row.progress) ?? EMPTY_PROGRESS),
+    progress: json<ProgressState>(row.progress) ?? EMPTY_PROGRESS,
   };
   return { record, sessionId: row.session_id, version: Number(row.version), machineId: row.machine_id, humanId: row.human_id };
 }
@@ -846,7 +834,7 @@ export class WaitLeaseStore {
       const written = new Map(planned.map((plan) => [plan.write.record.id, plan]));
       for (const { id, xmin } of applied) {
         const plan = written.get(id)!;
-        this.rememberWritten(id, xmin, columns, plan.values, plan.write.expectedVersion + 1);
+        this.rememberWritten(id, xmin, plan.write.record, plan.values, plan.write.expectedVersion + 1);
       }
       return new Set(applied.map((row) => row.id));
     }
@@ -934,7 +922,7 @@ export class WaitLeaseStore {
       // Rows written since the first read come back newer, with their own xmin; rows no longer held do not come back.
       const rows = await this.db.all<LeaseRow & { xmin: string }>(`${SELECT_LEASE_WITH_XMIN} WHERE id = ANY(?::text[]) AND ${held}`, [unseen as unknown as SqlValue, machineId]);
       for (const { xmin, ...row } of rows) {
-        this.heldRows.set(row.id, { xmin, row, stored: toStored(row), values: undefined });
+        this.heldRows.set(row.id, { xmin, stored: toStored(row), values: undefined });
         reread.add(row.id);
       }
     }
@@ -947,13 +935,16 @@ export class WaitLeaseStore {
     });
   }
 
-  /** After a batched write on PostgreSQL: a held row as written (its cached row with the written columns), at its new xmin. */
-  private rememberWritten(id: string, xmin: string, columns: readonly number[], values: readonly SqlValue[], version: number): void {
+  /**
+   * After a batched write on PostgreSQL: a held lease as written, at its new xmin. The record
+   * written is what the row now holds (every mutable column is its values, and the rest did not
+   * move: the write applied at the version it was decided from), so it is kept as it is, not
+   * rebuilt from the values.
+   */
+  private rememberWritten(id: string, xmin: string, record: WaitLeaseRecord, values: readonly SqlValue[], version: number): void {
     const cached = this.heldRows.get(id);
     if (!cached) return;
-    const row: LeaseRow = { ...cached.row, version };
-    for (const index of columns) (row as unknown as Record<string, SqlValue>)[MUTABLE_COLUMNS[index]!] = values[index]!;
-    this.heldRows.set(id, { xmin, row, stored: storedLease(row, cached), values });
+    this.heldRows.set(id, { xmin, stored: { ...cached.stored, record, version }, values });
   }
 
   /**
