@@ -18,8 +18,11 @@ for (const target of storageTargets) {
     let child: ChildProcess;
     let grants: Array<{ lease_id: string; token: string }>;
     let ids: string[];
+    let errors: string[];
     beforeEach(async () => {
-      t = await startTestServer(target);
+      errors = [];
+      const logger = { info: () => undefined, error: (message: string, fields?: Record<string, unknown>) => errors.push(`${message} ${JSON.stringify(fields ?? {})}`) };
+      t = await startTestServer(target, { logger });
       await stopWaitLeaseMaintenance(t);
       child = await startSleeper();
       grants = [];
@@ -101,6 +104,53 @@ for (const target of storageTargets) {
       assert.deepEqual(held, await freshRead());
       assert.ok(!held.some((lease) => lease.record.id === ended.lease_id));
     });
+
+    it('renewals in more than one batch: the tick renews every lease, and the work list reads as the rows', async () => {
+      // Five due leases in batches of two: on PostgreSQL three statements, the last sent while
+      // the first may still be writing; on SQLite one transaction as before.
+      for (const job of ['d', 'e']) ids.push((await t.client.holdWaitLease({ pane: 'P', job_ref: job, ttl_ms: 10 * MIN, target: { pid: child.pid! } })).lease_id);
+      store().postgresBatchRows = 2;
+      const changed: string[] = [];
+      const unsubscribe = t.server.bus.subscribe((event) => {
+        if (event.type === 'lease.changed' && event.change === 'renewed') changed.push(event.lease_id);
+      });
+      try {
+        t.leaseClock.advance(6 * MIN);
+        assert.deepEqual(await t.server.holdLoop.runOnce(), { checked: 5, renewed: 5, released: 0, degraded: 0 });
+      } finally {
+        unsubscribe();
+      }
+      assert.deepEqual(changed.sort(), [...ids].sort(), 'one lease.changed for each renewal');
+      const views = await Promise.all(ids.map((id) => t.client.getWaitLease(id)));
+      assert.deepEqual(views.map((view) => [view.renew_count, view.remaining_ms]), ids.map(() => [1, 10 * MIN]));
+      assert.deepEqual(await store().heldLeases(t.server.waitLeases.machineId), await freshRead());
+    });
+
+    if (target.name === 'postgres') {
+      it('a batch the database refuses leaves only its own leases to the next tick, and the tick says how many it renewed', async () => {
+        for (const job of ['d', 'e']) ids.push((await t.client.holdWaitLease({ pane: 'P', job_ref: job, ttl_ms: 10 * MIN, target: { pid: child.pid! } })).lease_id);
+        store().postgresBatchRows = 2;
+        // The tick writes its leases in id order: the second batch holds the third and fourth.
+        const sorted = [...ids].sort();
+        const refused = sorted.slice(2, 4);
+        await store().db.execScript(`
+          CREATE FUNCTION refuse_one_renewal() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN IF NEW.id = '${refused[0]}' THEN RAISE EXCEPTION 'renewal refused by the test'; END IF; RETURN NEW; END $$;
+          CREATE TRIGGER refuse_one_renewal BEFORE UPDATE ON wait_leases FOR EACH ROW EXECUTE FUNCTION refuse_one_renewal();`);
+        t.leaseClock.advance(6 * MIN);
+        assert.deepEqual(await t.server.holdLoop.runOnce(), { checked: 5, renewed: 3, released: 0, degraded: 0 });
+        // The driver's words go to the log as a storage error; the loop reports that its write failed.
+        assert.match(errors.join('\n'), /storage error.*renewal refused by the test/);
+        assert.match(errors.join('\n'), /hold loop failed/);
+        const counts = async () => Object.fromEntries(await Promise.all(sorted.map(async (id) => [id, (await t.client.getWaitLease(id)).renew_count] as const)));
+        assert.deepEqual(await counts(), Object.fromEntries(sorted.map((id) => [id, refused.includes(id) ? 0 : 1])));
+        assert.deepEqual(await store().heldLeases(t.server.waitLeases.machineId), await freshRead());
+        // With the database willing again, the next tick renews the two it left, and only them.
+        await store().db.execScript('DROP TRIGGER refuse_one_renewal ON wait_leases; DROP FUNCTION refuse_one_renewal();');
+        assert.deepEqual(await t.server.holdLoop.runOnce(), { checked: 5, renewed: 2, released: 0, degraded: 0 });
+        assert.deepEqual(await counts(), Object.fromEntries(sorted.map((id) => [id, 1])));
+      });
+    }
 
     it('a lease that ended, by its holder or by the loop, leaves the work list', async () => {
       await t.client.releaseWaitLease(grants[2]!.lease_id, grants[2]!.token);

@@ -214,7 +214,7 @@ for (const target of storageTargets) {
       // Lease 0 is released and lease 1 renewed after the tick read them: their rows moved on.
       await t.client.releaseWaitLease(grants[0]!.lease_id, grants[0]!.token);
       await service.renewHeld(grants[1]!.lease_id, due[1]!.evidence, due[1]!.pidReading, 'server');
-      assert.equal(await service.renewHeldMany(due, 'server'), 4, 'three in the batch, lease 1 again one at a time; the released one renews nothing');
+      assert.equal((await service.renewHeldMany(due, 'server')).renewed, 4, 'three in the batch, lease 1 again one at a time; the released one renews nothing');
       const views = await Promise.all(grants.map((grant) => t.client.getWaitLease(grant.lease_id)));
       assert.deepEqual(
         views.map((view) => [view.state, view.renew_count]),

@@ -17,7 +17,7 @@ import { type ChildrenIndex, childrenIndex } from '../../core/processTree.ts';
 import type { PidReading } from '../../core/waitLease/evidence.ts';
 import type { ProcessInfo } from '../observe/processInfo.ts';
 import { observeProviderJob, pidReadingFrom } from './observers.ts';
-import type { WaitLeaseService } from './waitLeaseService.ts';
+import type { HeldRenewalDue, WaitLeaseService } from './waitLeaseService.ts';
 import type { StoredLease } from './waitLeaseStore.ts';
 
 export interface HoldLoopOptions {
@@ -37,8 +37,6 @@ export interface HoldTickResult {
 }
 
 export const DEFAULT_HOLD_INTERVAL_MS = 2000;
-
-type RenewalDue = Parameters<WaitLeaseService['renewHeldMany']>[0][number];
 
 /** A lease whose target ended (release) or could not be verified (degrade) this tick. */
 interface Settlement {
@@ -63,7 +61,7 @@ export class HoldLoop {
     const { service, clock } = this.options;
     const held = await service.store.heldLeases(service.machineId);
     const result: HoldTickResult = { checked: held.length, renewed: 0, released: 0, degraded: 0 };
-    const pidDue: RenewalDue[] = [];
+    const pidDue: HeldRenewalDue[] = [];
     const settle: Settlement[] = [];
     // The tick's view of the machine at one instant: each distinct pid is read once, at one
     // clock reading, and every lease pinned on it is judged on that reading (its own start
@@ -111,9 +109,11 @@ export class HoldLoop {
       this.decide(stored, { kind: 'provider_job', state: answer.state, observedAtWallMs: at.wallMs, error: answer.error }, at, renewals, settle);
     });
     await Promise.all([pidSettled, settleAll(settle)]);
-    // The renewals due this tick, written together (one statement on PostgreSQL).
+    // The renewals due this tick, written together (in batches of statements on PostgreSQL).
     try {
-      result.renewed += await service.renewHeldMany(renewals, 'server');
+      const written = await service.renewHeldMany(renewals, 'server');
+      result.renewed += written.renewed;
+      if ('failure' in written) this.options.onError?.(written.failure);
     } catch (error) {
       this.options.onError?.(error);
     }
@@ -138,7 +138,7 @@ export class HoldLoop {
    * so a tree that did nothing renews identically. A table that cannot be read is reported and
    * counts no descendants (the process's own CPU time still moves the marker).
    */
-  private withProgressMarkers(due: readonly RenewalDue[], rows: ReadonlyMap<number, ProcessInfo | null>): RenewalDue[] {
+  private withProgressMarkers(due: readonly HeldRenewalDue[], rows: ReadonlyMap<number, ProcessInfo | null>): HeldRenewalDue[] {
     if (due.length === 0) return [];
     let table: ChildrenIndex<ProcessInfo> = new Map();
     try {
@@ -160,7 +160,7 @@ export class HoldLoop {
   }
 
   /** Core's decision for one lease on one observation, sorted into the tick's writes. */
-  private decide(stored: StoredLease, observation: HoldObservation, now: ClockReading, due: RenewalDue[], settle: Settlement[]): void {
+  private decide(stored: StoredLease, observation: HoldObservation, now: ClockReading, due: HeldRenewalDue[], settle: Settlement[]): void {
     const record = stored.record;
     const decision = decideHoldStep(record, observation);
     switch (decision.action) {

@@ -70,7 +70,7 @@ import {
   type ProcessReader,
   validateProviderUrl,
 } from './observers.ts';
-import type { LeaseFilter, PaneRecord, StoredLease, WaitLeaseStore } from './waitLeaseStore.ts';
+import type { CompareAndSetWrite, LeaseFilter, PaneRecord, StoredLease, WaitLeaseStore } from './waitLeaseStore.ts';
 
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 10_000;
 export const LEDGER_DEFAULT_LIMIT = 100;
@@ -110,6 +110,18 @@ export interface WaitLeaseServiceOptions {
 }
 
 type Ok<X> = Extract<LeaseOutcome<X>, { ok: true }>;
+
+/** A held lease whose renewal fell due on a hold loop tick, with what its observer saw. */
+export interface HeldRenewalDue {
+  stored: StoredLease;
+  evidence: Record<string, unknown>;
+  pidReading: PidReading | null;
+}
+
+/** A renewal core decided, as compareAndSetMany writes it. */
+interface HeldRenewalWrite extends CompareAndSetWrite {
+  item: HeldRenewalDue;
+}
 
 function notFoundLease(id: string): LeaseholdError {
   return new LeaseholdError('not_found', `no wait-lease "${id}"`, { field: 'lease_id' });
@@ -737,37 +749,47 @@ export class WaitLeaseService {
 
   /**
    * renewHeld for many leases at once (the hold loop's tick), from the rows the tick read: each
-   * renewal is decided in core as one at a time would be, and every one that changes its lease
-   * is written by one compare-and-set of them all. A lease written meanwhile (its version moved)
-   * or refused goes the one-at-a-time way, which reads it again and decides again. Returns how
-   * many were renewed.
+   * renewal is decided in core as one at a time would be, and the ones that change their lease
+   * are written by the store's compareAndSetMany, which takes them as they are decided (on
+   * PostgreSQL the database writes one batch while core decides the next). A lease written
+   * meanwhile (its version moved) or refused goes the one-at-a-time way, which reads it again
+   * and decides again. A write that failed leaves its leases to the next tick and is returned
+   * as `failure`, beside how many were renewed.
    */
-  async renewHeldMany(due: Array<{ stored: StoredLease; evidence: Record<string, unknown>; pidReading: PidReading | null }>, source: Exclude<EvidenceSource, 'caller'>): Promise<number> {
-    const writes: Array<{ item: (typeof due)[number]; before: WaitLeaseRecord; record: WaitLeaseRecord; expectedVersion: number; now: number }> = [];
-    const oneAtATime: typeof due = [];
-    // One reading per machine for the whole batch: the renewals are decided at one instant.
+  async renewHeldMany(due: readonly HeldRenewalDue[], source: Exclude<EvidenceSource, 'caller'>): Promise<{ renewed: number; failure?: unknown }> {
+    const oneAtATime: HeldRenewalDue[] = [];
+    const writes: HeldRenewalWrite[] = [];
+    // One reading per machine for the whole tick: the renewals are decided at one instant.
     const readings = new Map<string | null, ClockReading>();
-    for (const item of due) {
-      let now = readings.get(item.stored.machineId);
-      if (now === undefined) {
-        now = this.readingFor(item.stored.machineId);
-        readings.set(item.stored.machineId, now);
+    const decide = function* (this: WaitLeaseService): Generator<HeldRenewalWrite> {
+      for (const item of due) {
+        let now = readings.get(item.stored.machineId);
+        if (now === undefined) {
+          now = this.readingFor(item.stored.machineId);
+          readings.set(item.stored.machineId, now);
+        }
+        const outcome = this.heldRenewal(item.evidence, item.pidReading, source)(item.stored.record, now);
+        if (!outcome.ok) oneAtATime.push(item);
+        else if (outcome.changed) {
+          const write = { item, before: item.stored.record, record: outcome.record, expectedVersion: item.stored.version, now: now.wallMs };
+          writes.push(write);
+          yield write;
+        }
       }
-      const outcome = this.heldRenewal(item.evidence, item.pidReading, source)(item.stored.record, now);
-      if (!outcome.ok) oneAtATime.push(item);
-      else if (outcome.changed) writes.push({ item, before: item.stored.record, record: outcome.record, expectedVersion: item.stored.version, now: now.wallMs });
-    }
-    const applied = await this.store.compareAndSetMany(writes);
+    };
+    const written = await this.store.compareAndSetMany(decide.call(this));
+    const failed = 'error' in written;
     let renewed = 0;
     for (const write of writes) {
-      if (!applied.has(write.record.id)) {
-        oneAtATime.push(write.item);
+      if (!written.applied.has(write.record.id)) {
+        if (!failed) oneAtATime.push(write.item);
         continue;
       }
       renewed += 1;
       this.bus.publish({ type: 'lease.changed', human_id: write.item.stored.humanId, pane: write.record.pane, lease_id: write.record.id, change: changeOf(write.before, write.record, 'renewed') });
     }
     if (renewed > 0) this.options.onDeadlineChanged?.();
+    if (failed) return { renewed, failure: written.error };
     for (const item of oneAtATime) {
       try {
         await this.renewHeld(item.stored.record.id, item.evidence, item.pidReading, source);
@@ -777,7 +799,7 @@ export class WaitLeaseService {
         if (!(error instanceof LeaseholdError)) throw error;
       }
     }
-    return renewed;
+    return { renewed };
   }
 
   /** The renewal a server-side observer makes: the lease's own token, its declared TTL less the evidence's age. */
