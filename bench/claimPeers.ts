@@ -33,7 +33,7 @@ import { vendWorker } from '../test/support/server.ts';
 import { postgresTarget, sqliteTarget, type StorageTarget } from '../test/support/storage.ts';
 import { lastJsonLine } from './support/childJson.ts';
 import type { McpRounds } from './support/mcpRounds.ts';
-import { fmtMs, median, percentile, report, rssMb } from './stats.ts';
+import { fmtMs, median, percentile, report, reportRounds, rssMb } from './stats.ts';
 import { holdLoop } from './waitLeases.ts';
 
 const DATABASE_URL = process.env.LEASEHOLD_BENCH_DATABASE_URL ?? process.env.LEASEHOLD_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -504,7 +504,7 @@ export async function benchClaimPeers(): Promise<void> {
     'client in its own process': fmtMs(median(rounds.childClient)),
     target: '≤ 1 ms',
   });
-  report('  MCP rounds (ms)', Object.fromEntries(Object.entries(rounds).map(([name, figures]) => [name, figures.map((ms: number) => ms.toFixed(2)).join(' ')])));
+  reportRounds('  MCP rounds (ms)', { ...rounds });
   for (const target of [sqliteTarget, pgTarget]) {
     const tick = await holdLoop(target);
     report(`  hold loop renew tick, 1,000 leases, ${target.name}`, { wall: fmtMs(tick), target: '≤ 50 ms' });

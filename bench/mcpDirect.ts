@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { sqliteTarget } from '../test/support/storage.ts';
 import { MCP_CLAIMS, mcpLatency } from './claims.ts';
-import { fmtMs, median, report } from './stats.ts';
+import { fmtMs, median, report, reportRounds } from './stats.ts';
 import { mcpSdkFloor } from './support/mcpSdkFloor.ts';
 
 export async function benchMcpDirect(): Promise<void> {
@@ -20,7 +20,7 @@ export async function benchMcpDirect(): Promise<void> {
     'by the SDK transport': fmtMs(median(rounds.sdkTransport)),
     'SDK alone (no-op tools)': fmtMs(median(rounds.sdkAlone)),
   });
-  report('  rounds (ms)', Object.fromEntries(Object.entries(rounds).map(([name, figures]) => [name, figures.map((ms) => ms.toFixed(2)).join(' ')])));
+  reportRounds('  rounds (ms)', rounds);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -18,6 +18,11 @@ export function report(label: string, figures: Record<string, string | number>):
   process.stdout.write(`${label.padEnd(48)} ${parts.join('  ')}\n`);
 }
 
+/** Each contender's round figures (ms), one report line: what a middle-round figure was taken from. */
+export function reportRounds(label: string, rounds: Record<string, readonly number[]>): void {
+  report(label, Object.fromEntries(Object.entries(rounds).map(([name, figures]) => [name, figures.map((ms) => ms.toFixed(2)).join(' ')])));
+}
+
 export function rssMb(pid: number = process.pid): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');

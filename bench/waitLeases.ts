@@ -128,69 +128,113 @@ class SkippingLeaseClock implements LeaseClock {
 /** Renew ticks after the first three, for the warm figure. */
 const WARM_RENEW_TICKS = 10;
 
-/** Hold loop ticks with 1,000 held leases over `pids` real processes; returns the wall time (ms) of the tick that renews all of them. */
-export async function holdLoop(target: StorageTarget, pids = 5): Promise<number> {
+/**
+ * A server (its hold loop and sweeper stopped, so the caller runs the ticks) holding 1,000 leases
+ * over `pids` real `sleep` processes, on a lease clock the caller can set ahead. The sleeping
+ * targets make no progress, so every renewal is identical: the identical-renewal fuse is raised
+ * so that renewals go on past its default 12.
+ */
+async function withHolds<T>(target: StorageTarget, pids: number, run: (server: LeaseServer, leaseClock: SkippingLeaseClock) => Promise<T>): Promise<T> {
   const children: ChildProcess[] = [];
   for (let index = 0; index < pids; index++) children.push(spawn('sleep', ['600'], { stdio: 'ignore' }));
   await new Promise((resolve) => setTimeout(resolve, 100));
   const leaseClock = new SkippingLeaseClock();
   try {
-    return await withServer(target, async (server, client) => {
-      await server.holdLoop.stop();
-      const holds = 1000;
-      for (let index = 0; index < holds; index++) {
-        await client.holdWaitLease({ pane: `h${index % 50}`, job_ref: `job-${index}`, ttl_ms: 600_000, target: { pid: children[index % children.length]!.pid! } });
-      }
-      const rssBefore = rssMb();
-      // Ticks in a row with no renew due: each verifies all 1,000 targets (reads only).
-      const verifyTicks: number[] = [];
-      const cpuStart = process.cpuUsage();
-      for (let tick = 0; tick < 10; tick++) {
-        const start = performance.now();
-        const result = await server.holdLoop.runOnce();
-        verifyTicks.push(performance.now() - start);
-        if (result.checked !== holds) throw new Error(`checked ${result.checked}`);
-      }
-      const cpu = process.cpuUsage(cpuStart);
-      const cpuPerTickMs = (cpu.user + cpu.system) / 1000 / verifyTicks.length;
-      report(`[${target.name}] hold loop tick, 1,000 holds on ${pids} real pids`, {
-        'verify tick median': fmtMs(median(verifyTicks)),
-        'CPU/tick': fmtMs(cpuPerTickMs),
-        'CPU share @2s interval': `${((cpuPerTickMs / 2000) * 100).toFixed(2)}%`,
-        'RSS (MB)': rssMb().toFixed(0),
-        'RSS before ticks (MB)': rssBefore.toFixed(0),
-      });
-      // Ticks where every lease is due for renewal (writes): three, each after the lease clock
-      // skips 9 minutes of the 10-minute grants (time passing is what makes a renewal due; the
-      // rows are not touched), and the median (the first of a process is also its coldest).
-      // Then ten more, warm: a server renews at every due tick, but 1,000 at once come only every
-      // few minutes, so the first three are the figure. The sweeper is stopped so none expires
-      // meanwhile.
-      await server.expirySweeper.stop();
-      const walls: number[] = [];
-      const cpus: number[] = [];
-      for (let tick = 0; tick < 3 + WARM_RENEW_TICKS; tick++) {
-        leaseClock.skip(540_000);
-        const start = performance.now();
-        const renewCpu = process.cpuUsage();
-        const result = await server.holdLoop.runOnce();
-        walls.push(performance.now() - start);
-        const used = process.cpuUsage(renewCpu);
-        cpus.push((used.user + used.system) / 1000);
-        if (result.renewed !== holds) throw new Error(`renewed ${result.renewed}`);
-      }
-      const wall = median(walls.slice(0, 3));
-      report(`[${target.name}] hold loop renew tick (1,000 renewals on ${pids} pids, median of the first 3)`, {
-        wall: fmtMs(wall),
-        CPU: fmtMs(median(cpus.slice(0, 3))),
-        ticks: walls.slice(0, 3).map((ms) => fmtMs(ms)).join(', '),
-        [`warm median (next ${WARM_RENEW_TICKS})`]: fmtMs(median(walls.slice(3))),
-      });
-      return wall;
-    }, { leaseClock, identicalRenewalLimit: 100 }); // the sleeping targets make no progress: every renewal is identical
+    return await withServer(
+      target,
+      async (server, client) => {
+        await server.holdLoop.stop();
+        for (let index = 0; index < HOLDS; index++) {
+          await client.holdWaitLease({ pane: `h${index % 50}`, job_ref: `job-${index}`, ttl_ms: 600_000, target: { pid: children[index % children.length]!.pid! } });
+        }
+        return await run(server, leaseClock);
+      },
+      { leaseClock, identicalRenewalLimit: 100 },
+    );
   } finally {
     for (const child of children) child.kill('SIGKILL');
   }
+}
+
+const HOLDS = 1000;
+
+/** One hold loop tick that must renew every lease; its wall time (ms). */
+async function renewTick(server: LeaseServer, leaseClock: SkippingLeaseClock, skipMs: number): Promise<number> {
+  leaseClock.skip(skipMs);
+  const start = performance.now();
+  const result = await server.holdLoop.runOnce();
+  const wall = performance.now() - start;
+  if (result.renewed !== HOLDS) throw new Error(`renewed ${result.renewed}`);
+  return wall;
+}
+
+/** Hold loop ticks with 1,000 held leases over `pids` real processes; returns the wall time (ms) of the tick that renews all of them. */
+export async function holdLoop(target: StorageTarget, pids = 5): Promise<number> {
+  return withHolds(target, pids, async (server, leaseClock) => {
+    const rssBefore = rssMb();
+    // Ticks in a row with no renew due: each verifies all 1,000 targets (reads only).
+    const verifyTicks: number[] = [];
+    const cpuStart = process.cpuUsage();
+    for (let tick = 0; tick < 10; tick++) {
+      const start = performance.now();
+      const result = await server.holdLoop.runOnce();
+      verifyTicks.push(performance.now() - start);
+      if (result.checked !== HOLDS) throw new Error(`checked ${result.checked}`);
+    }
+    const cpu = process.cpuUsage(cpuStart);
+    const cpuPerTickMs = (cpu.user + cpu.system) / 1000 / verifyTicks.length;
+    report(`[${target.name}] hold loop tick, 1,000 holds on ${pids} real pids`, {
+      'verify tick median': fmtMs(median(verifyTicks)),
+      'CPU/tick': fmtMs(cpuPerTickMs),
+      'CPU share @2s interval': `${((cpuPerTickMs / 2000) * 100).toFixed(2)}%`,
+      'RSS (MB)': rssMb().toFixed(0),
+      'RSS before ticks (MB)': rssBefore.toFixed(0),
+    });
+    // Ticks where every lease is due for renewal (writes): three, each after the lease clock
+    // skips 9 minutes of the 10-minute grants (time passing is what makes a renewal due; the
+    // rows are not touched), and the median (the first of a process is also its coldest).
+    // Then ten more, warm: a server renews at every due tick, but 1,000 at once come only every
+    // few minutes, so the first three are the figure. The sweeper is stopped so none expires
+    // meanwhile.
+    await server.expirySweeper.stop();
+    const walls: number[] = [];
+    const cpus: number[] = [];
+    for (let tick = 0; tick < 3 + WARM_RENEW_TICKS; tick++) {
+      const renewCpu = process.cpuUsage();
+      walls.push(await renewTick(server, leaseClock, 540_000));
+      const used = process.cpuUsage(renewCpu);
+      cpus.push((used.user + used.system) / 1000);
+    }
+    const wall = median(walls.slice(0, 3));
+    report(`[${target.name}] hold loop renew tick (1,000 renewals on ${pids} pids, median of the first 3)`, {
+      wall: fmtMs(wall),
+      CPU: fmtMs(median(cpus.slice(0, 3))),
+      ticks: walls.slice(0, 3).map((ms) => fmtMs(ms)).join(', '),
+      [`warm median (next ${WARM_RENEW_TICKS})`]: fmtMs(median(walls.slice(3))),
+    });
+    return wall;
+  });
+}
+
+/**
+ * The PostgreSQL renew tick with its renewals written in statements of `sizes` rows (the store's
+ * postgresBatchRows), the size changed every tick so that the machine's noise falls on each
+ * alike. 40 ticks, each after the clock skips 310 s of the 600 s grants (due at half), which
+ * stays inside the 4-hour chain cap; the first (cold) is left out. Returns each size's median.
+ */
+export async function holdBatchSizes(target: StorageTarget, sizes: readonly number[]): Promise<Map<number, number>> {
+  return withHolds(target, 5, async (server, leaseClock) => {
+    await server.expirySweeper.stop();
+    const store = server.waitLeases.store;
+    const walls = new Map<number, number[]>(sizes.map((size) => [size, []]));
+    for (let tick = 0; tick < 40; tick++) {
+      const size = sizes[tick % sizes.length]!;
+      store.postgresBatchRows = size;
+      const wall = await renewTick(server, leaseClock, 310_000);
+      if (tick > 0) walls.get(size)!.push(wall);
+    }
+    return new Map([...walls].map(([size, figures]) => [size, median(figures)]));
+  });
 }
 
 export async function benchWaitLeases(): Promise<void> {

@@ -5,6 +5,7 @@
 // reads every row each tick.
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import type { SqlValue } from '../../src/server/db/sql.ts';
 import { WaitLeaseStore } from '../../src/server/waitLeases/waitLeaseStore.ts';
 import { storageTargets } from '../support/storage.ts';
 import { exited, startSleeper } from '../support/processes.ts';
@@ -114,12 +115,22 @@ for (const target of storageTargets) {
       const unsubscribe = t.server.bus.subscribe((event) => {
         if (event.type === 'lease.changed' && event.change === 'renewed') changed.push(event.lease_id);
       });
+      // The batched statements the tick sends (PostgreSQL's one form of the write).
+      const db = store().db;
+      const all = db.all.bind(db);
+      let statements = 0;
+      db.all = ((sql: string, params?: readonly SqlValue[]) => {
+        if (sql.startsWith('UPDATE wait_leases AS w')) statements += 1;
+        return all(sql, params);
+      }) as typeof db.all;
       try {
         t.leaseClock.advance(6 * MIN);
         assert.deepEqual(await t.server.holdLoop.runOnce(), { checked: 5, renewed: 5, released: 0, degraded: 0 });
       } finally {
         unsubscribe();
+        db.all = all;
       }
+      assert.equal(statements, target.name === 'postgres' ? 3 : 0, 'PostgreSQL: batches of 2, 2 and 1; SQLite: one transaction of UPDATEs');
       assert.deepEqual(changed.sort(), [...ids].sort(), 'one lease.changed for each renewal');
       const views = await Promise.all(ids.map((id) => t.client.getWaitLease(id)));
       assert.deepEqual(views.map((view) => [view.renew_count, view.remaining_ms]), ids.map(() => [1, 10 * MIN]));

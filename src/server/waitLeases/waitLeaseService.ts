@@ -753,8 +753,8 @@ export class WaitLeaseService {
    * are written by the store's compareAndSetMany, which takes them as they are decided (on
    * PostgreSQL the database writes one batch while core decides the next). A lease written
    * meanwhile (its version moved) or refused goes the one-at-a-time way, which reads it again
-   * and decides again. A write that failed leaves its leases to the next tick and is returned
-   * as `failure`, beside how many were renewed.
+   * and decides again. When a write failed it is returned as `failure`, beside how many were
+   * renewed, and nothing goes the one-at-a-time way: the next tick sees every lease as it is.
    */
   async renewHeldMany(due: readonly HeldRenewalDue[], source: Exclude<EvidenceSource, 'caller'>): Promise<{ renewed: number; failure?: unknown }> {
     const oneAtATime: HeldRenewalDue[] = [];

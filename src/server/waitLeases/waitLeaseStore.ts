@@ -345,9 +345,9 @@ function splitShared(planned: ReadonlyArray<{ write: { now: number }; values: re
 
 /**
  * Rows per statement of a batched PostgreSQL compare-and-set (compareAndSetMany). The hold loop's
- * renew tick of 1,000 leases on the 2-core machine of issue 11, its ticks interleaved in one
- * process: one statement 41/34/45 ms (medians of three processes), batches of 250 35/32/35,
- * of 500 35/30/34.
+ * renew tick of 1,000 leases, medians of three rounds on a 2-core machine (`npm run bench --
+ * holdBatches`): one statement 45.2/45.8/44.4 ms, 500 rows 40.8/39.4/35.4, 250 rows
+ * 40.6/39.2/38.6.
  */
 const POSTGRES_BATCH_ROWS = 500;
 
