@@ -34,7 +34,6 @@ import { postgresTarget, sqliteTarget, type StorageTarget } from '../test/suppor
 import { lastJsonLine } from './support/childJson.ts';
 import type { McpRounds } from './support/mcpRounds.ts';
 import { fmtMs, median, percentile, report, reportRounds, rssMb } from './stats.ts';
-import { holdLoop } from './waitLeases.ts';
 
 const DATABASE_URL = process.env.LEASEHOLD_BENCH_DATABASE_URL ?? process.env.LEASEHOLD_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = new URL(process.env.LEASEHOLD_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -505,10 +504,9 @@ export async function benchClaimPeers(): Promise<void> {
     target: '≤ 1 ms',
   });
   reportRounds('  MCP rounds (ms)', { ...rounds });
-  for (const target of [sqliteTarget, pgTarget]) {
-    const tick = await holdLoop(target);
-    report(`  hold loop renew tick, 1,000 leases, ${target.name}`, { wall: fmtMs(tick), target: '≤ 50 ms' });
-  }
+  // The hold loop's renew tick, in a process of its own too (support/holdTicks.ts says why).
+  const ticks = await lastJsonLine<Record<string, number>>(join(root, 'bench/support/holdTicks.ts'));
+  for (const [storage, tick] of Object.entries(ticks)) report(`  hold loop renew tick, 1,000 leases, ${storage}`, { wall: fmtMs(tick), target: '≤ 50 ms' });
   await serverRss();
   for (const target of [sqliteTarget, pgTarget]) {
     await atScale(target);
