@@ -8,7 +8,7 @@ import { SqliteDb } from '../../src/server/db/sqliteDb.ts';
 import { tempDir } from '../support/storage.ts';
 
 describe('SQLite rows', () => {
-  it('reads every statement as node:sqlite objects would: names, values, NULLs, repeated names, RETURNING', async () => {
+  it('reads every statement as node:sqlite objects would: names, values, NULLs, repeated names, RETURNING, wide rows, odd names', async () => {
     const dir = tempDir('sqlite-rows');
     const file = join(dir, 'rows.db');
     const db = new SqliteDb(file);
@@ -22,6 +22,11 @@ describe('SQLite rows', () => {
         ['SELECT COUNT(*) AS n, MAX(score) FROM t', []],
         ['SELECT * FROM t WHERE id = ?', [99]],
         [`UPDATE t SET note = 'y' WHERE id = ? RETURNING id, note`, [1]],
+        // As wide as a wait-lease row and more (rows are built as one object literal per statement).
+        [`SELECT ${Array.from({ length: 60 }, (_, index) => `${index % 2 ? 'name' : 'id'} AS c${index}`).join(', ')} FROM t ORDER BY id`, []],
+        // Names are written into that literal: each must stay a plain own property.
+        [`SELECT 1 AS "__proto__", 2 AS "a""b", 3 AS "back\\slash", 4 AS "new
+line", 5 AS "}; throw 1; ({", 6 AS "ünï"`, []],
       ];
       const own = new DatabaseSync(':memory:');
       own.exec(`CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score REAL, note TEXT);
@@ -30,7 +35,10 @@ describe('SQLite rows', () => {
         const rows = await db.all<Record<string, unknown>>(sql, params);
         const expected = own.prepare(sql).all(...params).map((row) => ({ ...row }));
         assert.deepEqual(rows.map((row) => ({ ...row })), expected, sql);
-        for (const row of rows) assert.deepEqual(Object.keys(row), Object.keys(expected[0]!), `${sql}: keys in column order`);
+        for (const row of rows) {
+          assert.deepEqual(Object.keys(row), Object.keys(expected[0]!), `${sql}: keys in column order`);
+          assert.equal(Object.getPrototypeOf(row), Object.prototype, `${sql}: a plain object`);
+        }
       }
       own.close();
       assert.equal((await db.run('DELETE FROM t WHERE id = ?', [2])).changes, 1);
