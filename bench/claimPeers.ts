@@ -11,7 +11,7 @@
 // Redis from LEASEHOLD_BENCH_REDIS_URL, else 127.0.0.1:6379, started if down).
 // LEASEHOLD_BENCH_CONTENDERS=lh-pg-1,boss-1,raw-pg-1 runs only those side-by-side contenders
 // (keys as in `contenders` below) and nothing after the table: for measuring one change.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -24,13 +24,13 @@ import { runInNewContext } from 'node:vm';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { Queue, Worker } from 'bullmq';
-import { LeaseholdClient } from '../src/client/client.ts';
 import { serverSpawnSettings } from '../src/runtime/serverMemory.ts';
 import { generateOrderedId } from '../src/server/auth/tokens.ts';
 import { silentLogger, startLeaseServer, type LeaseServer } from '../src/server/app.ts';
 import type { EndpointRecord } from '../src/server/claims/records.ts';
 import { vendWorker } from '../test/support/server.ts';
 import { postgresTarget, sqliteTarget, type StorageTarget } from '../test/support/storage.ts';
+import { bundleServer, rssLoad, startBundledServer } from './support/bundledServer.ts';
 import { lastJsonLine } from './support/childJson.ts';
 import type { McpRounds } from './support/mcpRounds.ts';
 import { fmtMs, median, percentile, report, reportRounds, rssMb } from './stats.ts';
@@ -373,56 +373,23 @@ async function sideBySide(): Promise<Map<string, { perSecond: number; p99: numbe
 // Memory, and cost as work grows -----------------------------------------------------------
 
 /**
- * RSS of a real server process after 10,000 todos and 1,000 wait-leases added over HTTP. The
- * server runs from an esbuild bundle, as `leasehold serve` ships (dist/cli), not from .ts
- * sources: Node's type stripping alone costs ~17 MB that no user pays. It gets the memory
+ * RSS of a real server process after 10,000 todos and 1,000 wait-leases added over HTTP, run
+ * from a bundle as `leasehold serve` ships (support/bundledServer.ts). It gets the memory
  * settings every real start path gives it (the supervisor, npm start, serve's re-exec).
  */
 async function serverRss(): Promise<number> {
-  const bundleDir = mkdtempSync(join(tmpdir(), 'leasehold-bench-rss-'));
-  const bundle = join(bundleDir, 'server.mjs');
-  const { build } = await import('esbuild');
-  await build({
-    entryPoints: [join(root, 'bench/support/mcpSessionServer.ts')],
-    outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    minify: true,
-    logLevel: 'warning',
-    banner: { js: "import { createRequire as __leaseholdCreateRequire } from 'node:module'; const require = __leaseholdCreateRequire(import.meta.url);" },
-    external: ['pg-native'],
-  });
-  // Started as every real start path starts the server: with its memory settings (src/runtime/serverMemory.ts).
+  const bundle = await bundleServer();
   const settings = serverSpawnSettings(process.env);
-  const child = spawn(process.execPath, [...settings.flags, bundle, '{}'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...settings.env } });
+  const server = await startBundledServer(bundle.path, settings.flags, settings.env);
   try {
-    const line = await new Promise<string>((resolve, reject) => {
-      let buffered = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString();
-        if (buffered.includes('\n')) resolve(buffered.split('\n')[0]!);
-      });
-      child.once('exit', (code) => reject(new Error(`bench server exited ${code}`)));
-    });
-    const { url, humanToken } = JSON.parse(line) as { url: string; humanToken: string };
-    const client = new LeaseholdClient({ baseUrl: url, token: humanToken });
-    const idle = rssMb(child.pid!);
-    const inParallel = async (count: number, make: (index: number) => Promise<unknown>) => {
-      let next = 0;
-      await Promise.all(Array.from({ length: 8 }, async () => {
-        while (next < count) await make(next++);
-      }));
-    };
-    await inParallel(10_000, (index) => client.createTodo({ queue: `rss${index % 10}`, title: `todo ${index}` }));
-    await inParallel(1000, (index) => client.acquireWaitLease({ pane: `pane${index % 100}`, job_ref: `job-${index}`, ttl_ms: 600_000 }));
-    const rss = rssMb(child.pid!);
+    const idle = rssMb(server.child.pid!);
+    await rssLoad(server.human);
+    const rss = rssMb(server.child.pid!);
     report('server RSS (SQLite, own process)', { idle_mb: idle.toFixed(0), 'after 10,000 todos + 1,000 wait-leases (MB)': rss.toFixed(0), target: '≤ 100 MB' });
     return rss;
   } finally {
-    child.kill('SIGTERM');
-    rmSync(bundleDir, { recursive: true, force: true });
+    server.stop();
+    bundle.remove();
   }
 }
 
@@ -504,8 +471,9 @@ export async function benchClaimPeers(): Promise<void> {
     target: '≤ 1 ms',
   });
   reportRounds('  MCP rounds (ms)', { ...rounds });
-  // The hold loop's renew tick, in a process of its own too (support/holdTicks.ts says why).
-  const ticks = await lastJsonLine<Record<string, number>>(join(root, 'bench/support/holdTicks.ts'));
+  // The hold loop's renew tick, in a process of its own too (support/holdTicks.ts says why),
+  // started with the server's memory settings, as the server that runs the loop is.
+  const ticks = await lastJsonLine<Record<string, number>>(join(root, 'bench/support/holdTicks.ts'), [], undefined, serverSpawnSettings(process.env));
   for (const [storage, tick] of Object.entries(ticks)) report(`  hold loop renew tick, 1,000 leases, ${storage}`, { wall: fmtMs(tick), target: '≤ 50 ms' });
   await serverRss();
   for (const target of [sqliteTarget, pgTarget]) {

@@ -7,5 +7,5 @@ cd "$root"
 bash scripts/ensure-deps.sh
 bash scripts/with-node.sh node scripts/build.mjs
 # serve gives itself the server's memory settings (src/runtime/serverMemory.ts), keeping any
-# you set in NODE_OPTIONS or MALLOC_ARENA_MAX.
+# you set in NODE_OPTIONS or the MALLOC_ variables.
 exec bash scripts/with-node.sh node bin/leasehold.cjs serve "$@"

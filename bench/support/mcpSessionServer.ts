@@ -1,7 +1,7 @@
 // A lease server in its own process for bench/mcpSessions.ts, so the figures are the
 // server's own memory (also bench/claimPeers.ts). argv[2]: JSON McpSessionLimits. Prints
 // {url, token (the endpoint's), humanToken} on one line.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../../src/core/clock.ts';
@@ -25,4 +25,9 @@ process.on('message', () => {
   (globalThis as { gc?: () => void }).gc?.();
   process.send?.({ sessions: server.mcp.sessionCount, heapUsedMb: process.memoryUsage().heapUsed / 2 ** 20 });
 });
-process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
+process.on('SIGTERM', () =>
+  void server.close().then(() => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  }),
+);

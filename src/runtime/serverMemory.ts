@@ -1,19 +1,22 @@
 // How the lease server's process starts so that its resident memory stays bounded (issue 11).
-// Under load (thousands of todos, a thousand wait-leases) two things grow and are not given
-// back: V8's young generation (semi-spaces sized from the machine's memory, up to tens of MB)
-// and glibc's per-thread malloc arenas (one per core per thread that ever allocated). Capping
-// both costs no measurable throughput on this server's workload (docs/benchmarks.md) and keeps
-// it near 95 MB instead of 110+. Neither can be changed once the process runs: the semi-space
-// size is fixed when V8 sets up its heap (v8.setFlagsFromString at startup does not apply it)
-// and glibc reads MALLOC_ARENA_MAX when malloc initializes. So every way the server is started
-// passes them: the extension's supervisor and scripts/start.sh at spawn, and `leasehold serve`
-// re-executes itself once (same pid, stdio and signals) when started without them.
+// Under load (thousands of todos, a thousand wait-leases) three things grow and are not given
+// back: V8's young generation (semi-spaces sized from the machine's memory, up to tens of MB),
+// glibc's per-thread malloc arenas (one per core per thread that ever allocated), and blocks
+// of 32-64 KB that V8's optimizing compiler mallocs and frees (the growth goes with it turned
+// off), which glibc keeps in its heap once its dynamic mmap threshold has risen past them. Capping all three costs no measurable speed on
+// this server's workload and keeps it near 88 MB instead of 110+ (`npm run bench --
+// serverSettings` measures each setting against the rest; docs/benchmarks.md). None can be
+// changed once the process runs: the semi-space size is fixed when V8 sets up its heap
+// (v8.setFlagsFromString at startup does not apply it) and glibc reads its MALLOC_ variables
+// when malloc initializes. So every way the server is started passes them: the extension's
+// supervisor and scripts/start.sh at spawn, and `leasehold serve` re-executes itself once
+// (same pid, stdio and signals) when started without them.
 
 /** Node flags for the server process. */
 export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
 
-/** Environment for the server process (glibc; ignored elsewhere). */
-export const SERVER_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+/** Environment for the server process (glibc; ignored elsewhere). A fixed mmap threshold gives blocks of 32 KB and more back to the system when freed. */
+export const SERVER_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768' };
 
 /** Set on the re-executed process so that it never re-executes again. */
 export const SERVER_EXEC_MARK = 'LEASEHOLD_SERVE_EXECED';

@@ -61,13 +61,14 @@ describe('leasehold serve', () => {
       if (process.platform !== 'linux') this.skip();
     });
 
-    it('started without them, serve re-executes itself once: same pid, the flag and MALLOC_ARENA_MAX=2', async () => {
-      const server = await startServeProcess([], { LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_RUNTIME_DIR: runtimeDir, MALLOC_ARENA_MAX: undefined, NODE_OPTIONS: undefined });
+    it('started without them, serve re-executes itself once: same pid, the flag and the MALLOC_ variables', async () => {
+      const server = await startServeProcess([], { LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_RUNTIME_DIR: runtimeDir, MALLOC_ARENA_MAX: undefined, MALLOC_MMAP_THRESHOLD_: undefined, NODE_OPTIONS: undefined });
       try {
         const cmdline = procFile(server.pid, 'cmdline');
         const environ = procFile(server.pid, 'environ');
         assert.ok(cmdline.includes('--max-semi-space-size=1'), cmdline.join(' '));
         assert.ok(environ.includes('MALLOC_ARENA_MAX=2'));
+        assert.ok(environ.includes('MALLOC_MMAP_THRESHOLD_=32768'));
         assert.ok(environ.includes('LEASEHOLD_SERVE_EXECED=1'));
         assert.equal(JSON.parse(readFileSync(join(runtimeDir, 'server.json'), 'utf8')).pid, server.pid, 'the pid its parent spawned serves');
       } finally {
@@ -80,11 +81,13 @@ describe('leasehold serve', () => {
         LEASEHOLD_DATA_DIR: dataDir,
         LEASEHOLD_RUNTIME_DIR: runtimeDir,
         MALLOC_ARENA_MAX: '4',
+        MALLOC_MMAP_THRESHOLD_: '65536',
         NODE_OPTIONS: '--max-semi-space-size=4',
       });
       try {
         const environ = procFile(server.pid, 'environ');
         assert.ok(environ.includes('MALLOC_ARENA_MAX=4'));
+        assert.ok(environ.includes('MALLOC_MMAP_THRESHOLD_=65536'));
         assert.ok(!procFile(server.pid, 'cmdline').includes('--max-semi-space-size=1'));
         assert.ok(!environ.some((entry) => entry.startsWith('LEASEHOLD_SERVE_EXECED=')));
       } finally {
