@@ -471,9 +471,8 @@ export async function benchClaimPeers(): Promise<void> {
     target: '≤ 1 ms',
   });
   reportRounds('  MCP rounds (ms)', { ...rounds });
-  // The hold loop's renew tick, in a process of its own too (support/holdTicks.ts says why),
-  // started with the server's memory settings, as the server that runs the loop is.
-  const ticks = await lastJsonLine<Record<string, number>>(join(root, 'bench/support/holdTicks.ts'), [], undefined, serverSpawnSettings(process.env));
+  // The hold loop's renew tick, in a server process of its own too (support/holdTicks.ts says why).
+  const ticks = await lastJsonLine<Record<string, number>>(join(root, 'bench/support/holdTicks.ts'));
   for (const [storage, tick] of Object.entries(ticks)) report(`  hold loop renew tick, 1,000 leases, ${storage}`, { wall: fmtMs(tick), target: '≤ 50 ms' });
   await serverRss();
   for (const target of [sqliteTarget, pgTarget]) {

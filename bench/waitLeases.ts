@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { LeaseholdClient } from '../src/client/client.ts';
 import { silentLogger, startLeaseServer, type LeaseServer } from '../src/server/app.ts';
 import { readProcessInfo } from '../src/server/observe/processInfo.ts';
-import { type LeaseClock, systemLeaseClock } from '../src/server/clock/leaseClock.ts';
+import { SkippingLeaseClock } from './support/skippingLeaseClock.ts';
 import { fmtMs, median, percentile, report, rssMb } from './stats.ts';
 import { postgresTarget, sqliteTarget, type StorageTarget } from '../test/support/storage.ts';
 
@@ -108,21 +108,6 @@ async function expiryLag(target: StorageTarget): Promise<void> {
     },
     { waitLeaseBackstopMs: 60_000 },
   );
-}
-
-/** The system lease clock, set ahead by hand: the hold bench lets 9 minutes pass in an instant. */
-class SkippingLeaseClock implements LeaseClock {
-  private readonly system = systemLeaseClock();
-  private aheadMs = 0;
-
-  read() {
-    const reading = this.system.read();
-    return { ...reading, bootMs: reading.bootMs + this.aheadMs, wallMs: reading.wallMs + this.aheadMs };
-  }
-
-  skip(ms: number): void {
-    this.aheadMs += ms;
-  }
 }
 
 /** Renew ticks after the first three, for the warm figure. */

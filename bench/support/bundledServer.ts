@@ -1,7 +1,7 @@
 // A lease server in a process of its own, run from an esbuild bundle as `leasehold serve` ships
 // (dist/cli), not from .ts sources: Node's type stripping alone costs ~17 MB that no user pays.
 // The memory benches (claimPeers' RSS figure, serverSettings) start it with the Node flags and
-// environment under test.
+// environment under test; the hold loop's tick (holdTicks.ts) bundles its own entry.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,13 +11,13 @@ import { LeaseholdClient } from '../../src/client/client.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Bundles bench/support/mcpSessionServer.ts; returns the bundle's path and how to remove it. */
-export async function bundleServer(): Promise<{ path: string; remove: () => void }> {
+/** Bundles a bench server entry (bench/support/mcpSessionServer.ts unless told); returns the bundle's path and how to remove it. */
+export async function bundleServer(entry = 'bench/support/mcpSessionServer.ts'): Promise<{ path: string; remove: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'leasehold-bench-bundle-'));
   const path = join(dir, 'server.mjs');
   const { build } = await import('esbuild');
   await build({
-    entryPoints: [join(root, 'bench/support/mcpSessionServer.ts')],
+    entryPoints: [join(root, entry)],
     outfile: path,
     bundle: true,
     platform: 'node',

@@ -4,13 +4,9 @@ import { spawn } from 'node:child_process';
 /**
  * Runs `script` with `args` (and `stdin`, for what may not go on a command line) and returns its
  * last stdout line parsed; the lines before it are passed through to this process's stdout.
- * `node`: Node flags and environment to add, when the script stands for a process started so.
  */
-export async function lastJsonLine<T>(script: string, args: readonly string[] = [], stdin?: string, node: { flags?: readonly string[]; env?: Record<string, string> } = {}): Promise<T> {
-  const child = spawn(process.execPath, [...(node.flags ?? []), script, ...args], {
-    stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'inherit'],
-    env: { ...process.env, ...node.env },
-  });
+export async function lastJsonLine<T>(script: string, args: readonly string[] = [], stdin?: string): Promise<T> {
+  const child = spawn(process.execPath, [script, ...args], { stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'inherit'] });
   if (stdin !== undefined) child.stdin!.end(stdin);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -3,17 +3,20 @@
 // back: V8's young generation (semi-spaces sized from the machine's memory, up to tens of MB),
 // glibc's per-thread malloc arenas (one per core per thread that ever allocated), and blocks
 // of 32-64 KB that V8's optimizing compiler mallocs and frees (the growth goes with it turned
-// off), which glibc keeps in its heap once its dynamic mmap threshold has risen past them. Capping all three costs no measurable speed on
-// this server's workload and keeps it near 88 MB instead of 110+ (`npm run bench --
-// serverSettings` measures each setting against the rest; docs/benchmarks.md). None can be
-// changed once the process runs: the semi-space size is fixed when V8 sets up its heap
-// (v8.setFlagsFromString at startup does not apply it) and glibc reads its MALLOC_ variables
-// when malloc initializes. So every way the server is started passes them: the extension's
-// supervisor and scripts/start.sh at spawn, and `leasehold serve` re-executes itself once
-// (same pid, stdio and signals) when started without them.
+// off), which glibc keeps in its heap once its dynamic mmap threshold has risen past them.
+// Capping all three costs no measurable speed on this server's workload and keeps it near
+// 90 MB instead of 110+ (`npm run bench -- serverSettings` measures each setting against the
+// rest; docs/benchmarks.md). The young generation gets 2 MB semi-spaces: 1 MB saved about
+// 1 MB more but made the hold loop's tick that renews 1,000 leases collect so often that it
+// cost a third more CPU. None can be changed once the process runs: the semi-space size is
+// fixed when V8 sets up its heap (v8.setFlagsFromString at startup does not apply it) and
+// glibc reads its MALLOC_ variables when malloc initializes. So every way the server is
+// started passes them: the extension's supervisor and scripts/start.sh at spawn, and
+// `leasehold serve` re-executes itself once (same pid, stdio and signals) when started
+// without them.
 
 /** Node flags for the server process. */
-export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
 
 /** Environment for the server process (glibc; ignored elsewhere). A fixed mmap threshold gives blocks of 32 KB and more back to the system when freed. */
 export const SERVER_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768' };

@@ -65,7 +65,7 @@ describe('extension server supervisor (real processes)', function () {
       // Spawned with the server's memory settings (src/runtime/serverMemory.ts), so serve did not re-execute.
       const cmdline = readFileSync(`/proc/${running.pid}/cmdline`, 'utf8').split('\0');
       const environ = readFileSync(`/proc/${running.pid}/environ`, 'utf8').split('\0');
-      assert.ok(cmdline.includes('--max-semi-space-size=1'), cmdline.join(' '));
+      assert.ok(cmdline.includes('--max-semi-space-size=2'), cmdline.join(' '));
       assert.ok(environ.includes('MALLOC_ARENA_MAX=2'));
       assert.ok(environ.includes('MALLOC_MMAP_THRESHOLD_=32768'));
       assert.ok(!environ.some((entry) => entry.startsWith('LEASEHOLD_SERVE_EXECED=')), 'no re-exec needed');

@@ -66,7 +66,7 @@ describe('leasehold serve', () => {
       try {
         const cmdline = procFile(server.pid, 'cmdline');
         const environ = procFile(server.pid, 'environ');
-        assert.ok(cmdline.includes('--max-semi-space-size=1'), cmdline.join(' '));
+        assert.ok(cmdline.includes('--max-semi-space-size=2'), cmdline.join(' '));
         assert.ok(environ.includes('MALLOC_ARENA_MAX=2'));
         assert.ok(environ.includes('MALLOC_MMAP_THRESHOLD_=32768'));
         assert.ok(environ.includes('LEASEHOLD_SERVE_EXECED=1'));
@@ -88,7 +88,7 @@ describe('leasehold serve', () => {
         const environ = procFile(server.pid, 'environ');
         assert.ok(environ.includes('MALLOC_ARENA_MAX=4'));
         assert.ok(environ.includes('MALLOC_MMAP_THRESHOLD_=65536'));
-        assert.ok(!procFile(server.pid, 'cmdline').includes('--max-semi-space-size=1'));
+        assert.ok(!procFile(server.pid, 'cmdline').includes('--max-semi-space-size=2'));
         assert.ok(!environ.some((entry) => entry.startsWith('LEASEHOLD_SERVE_EXECED=')));
       } finally {
         await server.stop();
