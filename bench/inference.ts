@@ -10,7 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { silentLogger, startLeaseServer } from '../src/server/app.ts';
+import { startLeaseServer } from '../src/server/app.ts';
+import { BENCH_SERVER_OPTIONS } from './support/benchServer.ts';
 import { listProcesses, type ProcessInfo } from '../src/server/observe/processInfo.ts';
 import { InferenceObserver } from '../src/server/waitLeases/inference.ts';
 import { median, percentile, report } from './stats.ts';
@@ -54,7 +55,7 @@ async function tickCost(target: StorageTarget): Promise<void> {
   const { config, cleanup } = await target.create();
   const runtimeDir = mkdtempSync(join(tmpdir(), 'leasehold-bench-'));
   const sessions = mkdtempSync(join(tmpdir(), 'leasehold-bench-sessions-'));
-  const server = await startLeaseServer({ storage: config, runtimeDir, logger: silentLogger, singleInstance: false, inference: false, writeRateLimit: { capacity: 1e9, refillPerSecond: 1e9 } });
+  const server = await startLeaseServer({ ...BENCH_SERVER_OPTIONS, storage: config, runtimeDir, inference: false });
   try {
     await server.holdLoop.stop(); // the synthetic pids are not real: only the observation tick is measured
     const table = syntheticTable();

@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { LeaseholdClient } from '../src/client/client.ts';
-import { silentLogger, startLeaseServer, type LeaseServer } from '../src/server/app.ts';
+import { startLeaseServer, type LeaseServer } from '../src/server/app.ts';
+import { BENCH_SERVER_OPTIONS } from './support/benchServer.ts';
 import { readProcessInfo } from '../src/server/observe/processInfo.ts';
 import { SkippingLeaseClock } from './support/skippingLeaseClock.ts';
 import { fmtMs, median, percentile, report, rssMb } from './stats.ts';
@@ -27,14 +28,7 @@ const targets: StorageTarget[] = [sqliteTarget, ...(databaseUrl ? [postgresTarge
 async function withServer<T>(target: StorageTarget, run: (server: LeaseServer, client: LeaseholdClient) => Promise<T>, overrides: Record<string, unknown> = {}): Promise<T> {
   const { config, cleanup } = await target.create();
   const runtimeDir = mkdtempSync(join(tmpdir(), 'leasehold-bench-'));
-  const server = await startLeaseServer({
-    storage: config,
-    runtimeDir,
-    logger: silentLogger,
-    singleInstance: false,
-    writeRateLimit: { capacity: 1e9, refillPerSecond: 1e9 },
-    ...overrides,
-  });
+  const server = await startLeaseServer({ ...BENCH_SERVER_OPTIONS, storage: config, runtimeDir, ...overrides });
   try {
     return await run(server, new LeaseholdClient({ baseUrl: server.url, token: server.token }));
   } finally {

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { silentLogger, startLeaseServer, type LeaseServerConfig } from '../../src/server/app.ts';
+import { startLeaseServer, type LeaseServerConfig } from '../../src/server/app.ts';
+import { BENCH_SERVER_OPTIONS } from './benchServer.ts';
 import { SkippingLeaseClock } from './skippingLeaseClock.ts';
 
 /** A tick the bench asks for: the lease clock set `skipMs` ahead first (0 for a verify-only tick). */
@@ -26,15 +27,7 @@ const config = await new Promise<LeaseServerConfig['storage']>((resolve) => proc
 const runtimeDir = mkdtempSync(join(tmpdir(), 'leasehold-bench-hold-'));
 const leaseClock = new SkippingLeaseClock();
 // The sleeping targets make no progress, so every renewal is identical: the identical-renewal fuse is raised past its default 12.
-const server = await startLeaseServer({
-  storage: config,
-  runtimeDir,
-  logger: silentLogger,
-  singleInstance: false,
-  writeRateLimit: { capacity: 1e9, refillPerSecond: 1e9 },
-  leaseClock,
-  identicalRenewalLimit: 100,
-});
+const server = await startLeaseServer({ ...BENCH_SERVER_OPTIONS, storage: config, runtimeDir, leaseClock, identicalRenewalLimit: 100 });
 await server.holdLoop.stop();
 // Renew ticks let 9 of the grants' 10 minutes pass at once: the sweeper must not expire them meanwhile.
 await server.expirySweeper.stop();
