@@ -247,9 +247,9 @@ export class Ctx implements vscode.Disposable {
         }
       }),
     );
-    // A local re-render of the Panes view while it shows countdowns (no server request).
+    // A local re-draw of the Panes view's rows while it shows countdowns (no server request).
     const treeTick = setInterval(() => {
-      if (panesView.visible && [...this.panes.values()].some((snapshot) => snapshot.pane.leases.some((lease) => lease.state !== 'ended'))) this.panesTree.refresh();
+      if (panesView.visible && [...this.panes.values()].some((snapshot) => snapshot.pane.leases.some((lease) => lease.state !== 'ended'))) this.panesTree.redrawCountdowns();
     }, 15_000);
     // Rows follow each terminal's current name and folder (VS Code fires no event for either).
     let lastNames = '';
