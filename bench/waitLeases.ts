@@ -2,11 +2,12 @@
 // LEASEHOLD_BENCH_DATABASE_URL or LEASEHOLD_TEST_DATABASE_URL is set):
 // - acquire / renew (pid evidence, verified by the server) / release latency over HTTP;
 // - expiry detection lag: from each lease's deadline to its lease.changed "expired" event;
-// - hold loop CPU time and RSS with 1,000 held leases. 1,000 real `sleep` children would be
-//   too many, so the 1,000 holds share 5 real child pids. A tick reads each distinct pid once,
-//   so sharing flatters the figure: `holdLoop(target, 200)` spreads them over 200 real pids.
-//   A renew tick also scans the process table once (each due pid's progress marker is the CPU
-//   time of its process tree), so its cost grows with the processes on the machine too.
+// - the hold loop's ticks with 1,000 held leases, in a server process of its own
+//   (support/holdTicks.ts). 1,000 real `sleep` children would be too many, so the 1,000 holds
+//   share 5 real child pids. A tick reads each distinct pid once, so sharing flatters the
+//   figure: `holdTickFigures(targets, 200)` spreads them over 200 real pids. A renew tick also
+//   scans the process table once (each due pid's progress marker is the CPU time of its process
+//   tree), so its cost grows with the processes on the machine too.
 // Run: `node bench/waitLeases.ts` (or `npm run bench -- waitLeases`).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,8 +19,9 @@ import { LeaseholdClient } from '../src/client/client.ts';
 import { startLeaseServer, type LeaseServer } from '../src/server/app.ts';
 import { BENCH_SERVER_OPTIONS } from './support/benchServer.ts';
 import { readProcessInfo } from '../src/server/observe/processInfo.ts';
+import { holdTickFigures } from './support/holdTicks.ts';
 import { SkippingLeaseClock } from './support/skippingLeaseClock.ts';
-import { fmtMs, median, percentile, report, rssMb } from './stats.ts';
+import { fmtMs, median, percentile, report } from './stats.ts';
 import { postgresTarget, sqliteTarget, type StorageTarget } from '../test/support/storage.ts';
 
 const databaseUrl = process.env.LEASEHOLD_BENCH_DATABASE_URL ?? process.env.LEASEHOLD_TEST_DATABASE_URL;
@@ -104,9 +106,6 @@ async function expiryLag(target: StorageTarget): Promise<void> {
   );
 }
 
-/** Renew ticks after the first three, for the warm figure. */
-const WARM_RENEW_TICKS = 10;
-
 /**
  * A server (its hold loop and sweeper stopped, so the caller runs the ticks) holding 1,000 leases
  * over `pids` real `sleep` processes, on a lease clock the caller can set ahead. The sleeping
@@ -147,54 +146,6 @@ async function renewTick(server: LeaseServer, leaseClock: SkippingLeaseClock, sk
   return wall;
 }
 
-/** Hold loop ticks with 1,000 held leases over `pids` real processes; returns the wall time (ms) of the tick that renews all of them. */
-export async function holdLoop(target: StorageTarget, pids = 5): Promise<number> {
-  return withHolds(target, pids, async (server, leaseClock) => {
-    const rssBefore = rssMb();
-    // Ticks in a row with no renew due: each verifies all 1,000 targets (reads only).
-    const verifyTicks: number[] = [];
-    const cpuStart = process.cpuUsage();
-    for (let tick = 0; tick < 10; tick++) {
-      const start = performance.now();
-      const result = await server.holdLoop.runOnce();
-      verifyTicks.push(performance.now() - start);
-      if (result.checked !== HOLDS) throw new Error(`checked ${result.checked}`);
-    }
-    const cpu = process.cpuUsage(cpuStart);
-    const cpuPerTickMs = (cpu.user + cpu.system) / 1000 / verifyTicks.length;
-    report(`[${target.name}] hold loop tick, 1,000 holds on ${pids} real pids`, {
-      'verify tick median': fmtMs(median(verifyTicks)),
-      'CPU/tick': fmtMs(cpuPerTickMs),
-      'CPU share @2s interval': `${((cpuPerTickMs / 2000) * 100).toFixed(2)}%`,
-      'RSS (MB)': rssMb().toFixed(0),
-      'RSS before ticks (MB)': rssBefore.toFixed(0),
-    });
-    // Ticks where every lease is due for renewal (writes): three, each after the lease clock
-    // skips 9 minutes of the 10-minute grants (time passing is what makes a renewal due; the
-    // rows are not touched), and the median (the first of a process is also its coldest).
-    // Then ten more, warm: a server renews at every due tick, but 1,000 at once come only every
-    // few minutes, so the first three are the figure. The sweeper is stopped so none expires
-    // meanwhile.
-    await server.expirySweeper.stop();
-    const walls: number[] = [];
-    const cpus: number[] = [];
-    for (let tick = 0; tick < 3 + WARM_RENEW_TICKS; tick++) {
-      const renewCpu = process.cpuUsage();
-      walls.push(await renewTick(server, leaseClock, 540_000));
-      const used = process.cpuUsage(renewCpu);
-      cpus.push((used.user + used.system) / 1000);
-    }
-    const wall = median(walls.slice(0, 3));
-    report(`[${target.name}] hold loop renew tick (1,000 renewals on ${pids} pids, median of the first 3)`, {
-      wall: fmtMs(wall),
-      CPU: fmtMs(median(cpus.slice(0, 3))),
-      ticks: walls.slice(0, 3).map((ms) => fmtMs(ms)).join(', '),
-      [`warm median (next ${WARM_RENEW_TICKS})`]: fmtMs(median(walls.slice(3))),
-    });
-    return wall;
-  });
-}
-
 /**
  * The PostgreSQL renew tick with its renewals written in statements of `sizes` rows (the store's
  * postgresBatchRows), the size changed every tick so that the machine's noise falls on each
@@ -220,8 +171,8 @@ export async function benchWaitLeases(): Promise<void> {
   for (const target of targets) {
     await latency(target);
     await expiryLag(target);
-    await holdLoop(target);
   }
+  await holdTickFigures(targets);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

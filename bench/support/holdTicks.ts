@@ -1,21 +1,23 @@
-// The hold loop's renew tick figure of bench/claimPeers.ts (1,000 leases, SQLite then
-// PostgreSQL), measured in a lease server process of its own (holdServer.ts, bundled as
-// `leasehold serve` ships and started with the server's memory settings), the bench's client
-// in this process. In the bench's own process, after the peers' runs, the same ticks paid for
-// collecting a heap that is the bench's (SQLite's first three 74.5 ms with 122.7 ms of CPU,
-// against 33-37 ms alone, minutes apart; 2026-12-07); in a process holding the server and its
-// client, a major collection of the client's garbage fell on the first tick (2026-12-07,
-// later). Prints the figures (ms, by storage) as the last line, as JSON.
+// The hold loop's tick with 1,000 held leases (SQLite, then PostgreSQL), measured in a lease
+// server process of its own (holdServer.ts, bundled as `leasehold serve` ships and started with
+// the server's memory settings), the bench's client in this process: verify-only ticks, then
+// ticks that renew every lease. bench/claimPeers.ts runs this file for its renew tick figure
+// and bench/waitLeases.ts calls holdTickFigures. In the bench's own process, after the peers'
+// runs, the same ticks paid for collecting a heap that is the bench's (SQLite's first three
+// 74.5 ms with 122.7 ms of CPU, against 33-37 ms alone, minutes apart; 2026-12-07); in a
+// process holding the server and its client, a major collection of the setup's garbage fell on
+// the first tick (2026-12-07, later). Run directly, it prints the renew figures (ms, by
+// storage) as the last line, as JSON.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { LeaseholdClient } from '../../src/client/client.ts';
 import { serverSpawnSettings } from '../../src/runtime/serverMemory.ts';
 import { postgresTarget, sqliteTarget, type StorageTarget } from '../../test/support/storage.ts';
-import { fmtMs, median, report } from '../stats.ts';
+import { fmtMs, median, report, rssMb } from '../stats.ts';
 import { bundleServer } from './bundledServer.ts';
 import type { TickRequest, TickResult } from './holdServer.ts';
 
 const HOLDS = 1000;
-const PIDS = 5;
 /** Renew ticks after the first three, for the warm figure. */
 const WARM_RENEW_TICKS = 10;
 
@@ -33,9 +35,13 @@ function nextMessage<T>(child: ChildProcess): Promise<T> {
   });
 }
 
-/** Hold loop ticks with 1,000 leases held over 5 real `sleep` processes; the median wall time (ms) of the first three that renew them all. */
-async function holdTicks(target: StorageTarget, bundle: string): Promise<number> {
-  const sleepers = Array.from({ length: PIDS }, () => spawn('sleep', ['600'], { stdio: 'ignore' }));
+/**
+ * Hold loop ticks with 1,000 leases held over `pids` real `sleep` processes (1,000 children
+ * would be too many; a tick reads each distinct pid once, so sharing flatters the figure);
+ * the median wall time (ms) of the first three that renew them all.
+ */
+async function holdTicks(target: StorageTarget, bundle: string, pids: number): Promise<number> {
+  const sleepers = Array.from({ length: pids }, () => spawn('sleep', ['600'], { stdio: 'ignore' }));
   const { config, cleanup } = await target.create();
   const settings = serverSpawnSettings(process.env);
   const server = spawn(process.execPath, [...settings.flags, bundle], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...settings.env } });
@@ -45,7 +51,7 @@ async function holdTicks(target: StorageTarget, bundle: string): Promise<number>
     const { url, token } = await listening;
     const client = new LeaseholdClient({ baseUrl: url, token });
     for (let index = 0; index < HOLDS; index++) {
-      await client.holdWaitLease({ pane: `h${index % 50}`, job_ref: `job-${index}`, ttl_ms: 600_000, target: { pid: sleepers[index % PIDS]!.pid! } });
+      await client.holdWaitLease({ pane: `h${index % 50}`, job_ref: `job-${index}`, ttl_ms: 600_000, target: { pid: sleepers[index % pids]!.pid! } });
     }
     const tick = async (request: TickRequest) => {
       const result = nextMessage<TickResult>(server);
@@ -56,9 +62,12 @@ async function holdTicks(target: StorageTarget, bundle: string): Promise<number>
     const verify: TickResult[] = [];
     for (let index = 0; index < 10; index++) verify.push(await tick({ skipMs: 0 }));
     if (verify.some((result) => result.checked !== HOLDS)) throw new Error(`checked ${verify.map((result) => result.checked).join(',')}`);
-    report(`[${target.name}] hold loop tick, 1,000 holds on ${PIDS} real pids`, {
+    const verifyCpu = median(verify.map((result) => result.cpuMs));
+    report(`[${target.name}] hold loop tick, 1,000 holds on ${pids} real pids`, {
       'verify tick median': fmtMs(median(verify.map((result) => result.wallMs))),
-      'CPU/tick': fmtMs(median(verify.map((result) => result.cpuMs))),
+      'CPU/tick': fmtMs(verifyCpu),
+      'CPU share @2s interval': `${((verifyCpu / 2000) * 100).toFixed(2)}%`,
+      'server RSS (MB)': rssMb(server.pid!).toFixed(0),
     });
     // Ticks where every lease is due: each after the lease clock skips 9 minutes of the
     // 10-minute grants. A server renews at every due tick, but 1,000 at once come only every few
@@ -68,7 +77,7 @@ async function holdTicks(target: StorageTarget, bundle: string): Promise<number>
     if (renew.some((result) => result.renewed !== HOLDS)) throw new Error(`renewed ${renew.map((result) => result.renewed).join(',')}`);
     const first = renew.slice(0, 3);
     const wall = median(first.map((result) => result.wallMs));
-    report(`[${target.name}] hold loop renew tick (1,000 renewals on ${PIDS} pids, median of the first 3)`, {
+    report(`[${target.name}] hold loop renew tick (1,000 renewals on ${pids} pids, median of the first 3)`, {
       wall: fmtMs(wall),
       CPU: fmtMs(median(first.map((result) => result.cpuMs))),
       ticks: first.map((result) => fmtMs(result.wallMs)).join(', '),
@@ -87,12 +96,19 @@ async function holdTicks(target: StorageTarget, bundle: string): Promise<number>
   }
 }
 
-const bundle = await bundleServer('bench/support/holdServer.ts');
-const ticks: Record<string, number> = {};
-try {
-  for (const target of [sqliteTarget, postgresTarget(databaseUrl)]) ticks[target.name] = await holdTicks(target, bundle.path);
-} finally {
-  bundle.remove();
+/** The renew tick figure (ms) of each storage, in a server process of its own each. */
+export async function holdTickFigures(targets: readonly StorageTarget[], pids = 5): Promise<Record<string, number>> {
+  const bundle = await bundleServer('bench/support/holdServer.ts');
+  const ticks: Record<string, number> = {};
+  try {
+    for (const target of targets) ticks[target.name] = await holdTicks(target, bundle.path, pids);
+  } finally {
+    bundle.remove();
+  }
+  return ticks;
 }
-process.stdout.write(`${JSON.stringify(ticks)}\n`);
-process.exit(0);
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  process.stdout.write(`${JSON.stringify(await holdTickFigures([sqliteTarget, postgresTarget(databaseUrl)]))}\n`);
+  process.exit(0);
+}

@@ -2,7 +2,7 @@
 // Under load (thousands of todos, a thousand wait-leases) three things grow and are not given
 // back: V8's young generation (semi-spaces sized from the machine's memory, up to tens of MB),
 // glibc's per-thread malloc arenas (one per core per thread that ever allocated), and blocks
-// of 32-64 KB that V8's optimizing compiler mallocs and frees (the growth goes with it turned
+// of 32-64 KB that V8's optimizing compilers malloc and free (the growth goes with them turned
 // off), which glibc keeps in its heap once its dynamic mmap threshold has risen past them.
 // Capping all three costs no measurable speed on this server's workload and keeps it near
 // 90 MB instead of 110+ (`npm run bench -- serverSettings` measures each setting against the

@@ -515,7 +515,7 @@ describe('Leasehold extension: in-extension-host suite (test/extension-host) thr
   this.timeout(360_000);
   afterEach(recordDuration);
 
-  it('6. runs commands.ehtest.ts inside code-server\'s extension host against a real server, and it passes', async () => {
+  it('6. runs commands.ehtest.ts and panesTree.ehtest.ts inside code-server\'s extension host against a real server, and they pass', async () => {
     const dirs = leaseholdDirs('host');
     const outDir = path.join(artifactsDir(), 'ext-host');
     fs.mkdirSync(outDir, { recursive: true });
@@ -524,7 +524,7 @@ describe('Leasehold extension: in-extension-host suite (test/extension-host) thr
     const started = Date.now();
     try {
       const outcome = await runHostSuite({
-        files: [path.join(repoRoot, 'test', 'extension-host', 'commands.ehtest.ts'), path.join(repoRoot, 'test', 'extension-host', 'figures.ehtest.ts')],
+        files: ['commands.ehtest.ts', 'panesTree.ehtest.ts', 'figures.ehtest.ts'].map((file) => path.join(repoRoot, 'test', 'extension-host', file)),
         extensions: [repoRoot],
         env: { ...dirs.env, LEASEHOLD_E2E_FIGURES_FILE: figuresFile },
         outDir,

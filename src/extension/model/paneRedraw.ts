@@ -33,8 +33,8 @@ const leaseIds = (row: PaneRow) => row.status.leases.map((line) => line.leaseId)
 /**
  * The shown elements' data from `rows`, or null when the view must be re-read whole: a pane
  * came or went at the top level or in a shown window, a shown pane or lease is gone, a pane
- * moved between groups, or a pane's leases are not the ones shown (a pane row's id carries
- * whether it has leases, and its children are its leases).
+ * moved between groups, or a pane's leases are not the ones shown (its children are its
+ * leases, and its row's id says whether it has any: treeModels.paneItemId).
  */
 export function redrawShown(shown: ShownPanes, rows: readonly PaneRow[]): PanesRedraw | null {
   const byPane = new Map(rows.map((row) => [row.pane, row]));

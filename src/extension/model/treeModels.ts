@@ -92,14 +92,20 @@ export function claimItem(endpointId: string, claim: TodoView): TreeItemModel {
   };
 }
 
+/**
+ * A pane row's id. It carries whether the pane has leases: VS Code remembers a row's folding by
+ * id, and a row first seen without children would otherwise stay folded when a lease arrives.
+ */
+export function paneItemId(row: PaneRow): string {
+  return `pane:${row.status.pane}${row.status.leases.length > 0 ? ':leases' : ''}`;
+}
+
 export function paneItem(row: PaneRow): TreeItemModel {
   const { status, reading } = row;
   const look = READING_LOOK[reading];
   const live = status.leases.length > 0;
   return {
-    // The id carries whether it has leases: VS Code remembers a row's folding by id, and a row
-    // first seen without children would otherwise stay folded when a lease arrives.
-    id: `pane:${status.pane}${live ? ':leases' : ''}`,
+    id: paneItemId(row),
     label: row.label,
     description: status.text,
     tooltip: [`${row.label}: ${look.words}`, `Pane ${status.pane}${row.local ? ' (this window)' : row.windowId ? ` (window ${row.windowId})` : ''}`, `Display state: ${status.displayState}`, status.parts.join('\n')].filter(Boolean).join('\n'),

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { redrawShown, windowKey } from '../model/paneRedraw.ts';
 import type { PaneLeaseLine } from '../model/paneStatus.ts';
 import type { PaneRow } from '../model/paneRows.ts';
-import { leaseItem, paneItem, windowItem } from '../model/treeModels.ts';
+import { leaseItem, paneItem, paneItemId, windowItem } from '../model/treeModels.ts';
 import { toTreeItem } from './treeItem.ts';
 
 export type PanesNode =
@@ -122,10 +122,9 @@ export class PanesTree implements vscode.TreeDataProvider<PanesNode> {
   }
 
   private paneNode(row: PaneRow): PaneNode {
-    // A row's id carries whether it has leases (treeModels.paneItem): one that changes is a new element.
-    const live = (candidate: PaneRow) => candidate.status.leases.length > 0;
+    // A row whose id changes (paneItemId) is a new element.
     const shown = this.panes.get(row.pane);
-    const node = shown && live(shown.row) === live(row) ? shown : { kind: 'pane' as const, row };
+    const node = shown && paneItemId(shown.row) === paneItemId(row) ? shown : { kind: 'pane' as const, row };
     node.row = row;
     this.panes.set(row.pane, node);
     return node;
