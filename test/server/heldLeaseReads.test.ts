@@ -1,10 +1,11 @@
-// The hold loop's work list (WaitLeaseStore.heldLeases). On PostgreSQL a tick reads each
-// lease's (id, xmin) and reads again in full only the rows written since it last saw them, so
-// these check that nothing written is missed: not a write that bypasses the version column,
-// not the loop's own renewals, not a lease that ended. The same checks run on SQLite, which
-// reads every row each tick.
+// The hold loop's work list (WaitLeaseStore.heldLeases). A tick reads each lease's (id, stamp)
+// (PostgreSQL's xmin; SQLite's version, which a trigger moves for a write that leaves it alone)
+// and reads again in full only the rows written since it last saw them, so these check that
+// nothing written is missed: not a write that bypasses the version column, not the loop's own
+// renewals, not a lease that ended. The same checks run on both storages.
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import { DatabaseSync } from 'node:sqlite';
 import type { SqlValue } from '../../src/server/db/sql.ts';
 import { WaitLeaseStore } from '../../src/server/waitLeases/waitLeaseStore.ts';
 import { storageTargets } from '../support/storage.ts';
@@ -49,6 +50,20 @@ for (const target of storageTargets) {
       assert.deepEqual([view.renew_count, view.remaining_ms], [1, 10 * MIN]);
     });
 
+    if (target.name === 'sqlite') {
+      it('an edit by hand in another connection (a sqlite3 shell) that leaves the version alone is seen by the next tick', async () => {
+        const [{ file }] = await store().db.all<{ file: string }>("SELECT file FROM pragma_database_list WHERE name = 'main'");
+        const shell = new DatabaseSync(file!);
+        try {
+          shell.prepare('UPDATE wait_leases SET expires_at_boot_ms = expires_at_boot_ms - ? WHERE id = ?').run(9 * MIN, ids[2]!);
+        } finally {
+          shell.close();
+        }
+        assert.deepEqual(await t.server.holdLoop.runOnce(), { checked: 3, renewed: 1, released: 0, degraded: 0 });
+        assert.deepEqual((await t.client.getWaitLease(ids[2]!)).renew_count, 1);
+      });
+    }
+
     it("the loop's own renewals read back exactly as a fresh read of the rows", async () => {
       t.leaseClock.advance(6 * MIN);
       assert.equal((await t.server.holdLoop.runOnce()).renewed, 3);
@@ -92,6 +107,21 @@ for (const target of storageTargets) {
       } finally {
         other.kill('SIGKILL');
       }
+    });
+
+    it('a renewal compares with the row as stored: a JSON column it did not change keeps the text the row holds', async () => {
+      // The observer written by hand as equivalent JSON with other spacing (and the version left
+      // alone): the tick reads the row again, renews from it, and leaves that column as it was.
+      const [{ observer }] = await store().db.all<{ observer: string }>('SELECT observer FROM wait_leases WHERE id = ?', [ids[0]!]);
+      const spaced = JSON.stringify(JSON.parse(observer), null, 1);
+      await store().db.run('UPDATE wait_leases SET observer = ? WHERE id = ?', [spaced, ids[0]!]);
+      t.leaseClock.advance(6 * MIN);
+      assert.equal((await t.server.holdLoop.runOnce()).renewed, 3);
+      const rows = await store().db.all<{ id: string; observer: string; renew_count: number }>('SELECT id, observer, renew_count FROM wait_leases ORDER BY id', []);
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      assert.equal(byId.get(ids[0]!)!.observer, spaced);
+      assert.deepEqual(ids.map((id) => byId.get(id)!.renew_count), [1, 1, 1]);
+      assert.deepEqual(await store().heldLeases(t.server.waitLeases.machineId), await freshRead());
     });
 
     it('a lease the tick released before writing its renewals leaves the work list', async () => {
@@ -160,6 +190,22 @@ for (const target of storageTargets) {
         await store().db.execScript('DROP TRIGGER refuse_one_renewal ON wait_leases; DROP FUNCTION refuse_one_renewal();');
         assert.deepEqual(await t.server.holdLoop.runOnce(), { checked: 5, renewed: 2, released: 0, degraded: 0 });
         assert.deepEqual(await counts(), Object.fromEntries(sorted.map((id) => [id, 1])));
+      });
+
+      it("a lease's first renewal, though its row grows, stays on its page: no row moves, so no index takes a new entry", async () => {
+        // Seventy leases held together fill pages as a burst of holds does; their first renewal
+        // writes each row longer (the renewal time, its boot id, the evidence), in two batches
+        // at once as a large tick does. A row version on another page is an entry in every index.
+        for (let index = 0; index < 67; index++) {
+          ids.push((await t.client.holdWaitLease({ pane: `P${index % 7}`, job_ref: `burst-${index}`, ttl_ms: 10 * MIN, target: { pid: child.pid! } })).lease_id);
+        }
+        store().postgresBatchRows = 35;
+        const pages = async () => new Map((await store().db.all<{ id: string; page: number }>('SELECT id, (ctid::text::point)[0] AS page FROM wait_leases', [])).map((row) => [row.id, row.page]));
+        const before = await pages();
+        t.leaseClock.advance(6 * MIN);
+        assert.equal((await t.server.holdLoop.runOnce()).renewed, 70);
+        const after = await pages();
+        assert.deepEqual(ids.filter((id) => after.get(id) !== before.get(id)), [], 'rows moved to another page');
       });
     }
 

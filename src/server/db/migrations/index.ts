@@ -16,6 +16,8 @@ import { waitLeaseRenewalIndexesMigration } from './0011_wait_lease_renewal_inde
 import { waitLeaseFillfactorMigration } from './0013_wait_lease_fillfactor.ts';
 import { claimWritePathMigration } from './0014_claim_write_path.ts';
 import { postgresQueuedIndexMigration } from './0015_postgres_queued_index.ts';
+import { waitLeaseFillfactor40Migration } from './0016_wait_lease_fillfactor_40.ts';
+import { waitLeaseVersionMovesMigration } from './0017_wait_lease_version_moves.ts';
 
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -31,6 +33,8 @@ export const MIGRATIONS: readonly Migration[] = [
   waitLeaseFillfactorMigration,
   claimWritePathMigration,
   postgresQueuedIndexMigration,
+  waitLeaseFillfactor40Migration,
+  waitLeaseVersionMovesMigration,
 ];
 
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
