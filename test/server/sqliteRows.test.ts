@@ -1,50 +1,19 @@
 // SqliteDb builds row objects from node:sqlite's arrays (src/server/db/sqliteDb.ts): each row
-// must read exactly as node:sqlite's own object would, whatever the statement.
+// must read exactly as node:sqlite's own object would, whatever the statement, and whatever
+// Node flags the server runs with.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
-import { SqliteDb } from '../../src/server/db/sqliteDb.ts';
-import { tempDir } from '../support/storage.ts';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { checkSqliteRows } from '../support/sqliteRowCheck.ts';
 
 describe('SQLite rows', () => {
   it('reads every statement as node:sqlite objects would: names, values, NULLs, repeated names, RETURNING, wide rows, odd names', async () => {
-    const dir = tempDir('sqlite-rows');
-    const file = join(dir, 'rows.db');
-    const db = new SqliteDb(file);
-    try {
-      await db.execScript(`CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score REAL, note TEXT);
-        INSERT INTO t (name, score, note) VALUES ('a', 1.5, NULL), ('b', 2, 'x')`);
-      const statements: Array<[string, (string | number)[]]> = [
-        ['SELECT * FROM t ORDER BY id', []],
-        ['SELECT id, name AS label, note FROM t WHERE id = ?', [2]],
-        ['SELECT name, score AS name FROM t ORDER BY id', []],
-        ['SELECT COUNT(*) AS n, MAX(score) FROM t', []],
-        ['SELECT * FROM t WHERE id = ?', [99]],
-        [`UPDATE t SET note = 'y' WHERE id = ? RETURNING id, note`, [1]],
-        // As wide as a wait-lease row and more (rows are built as one object literal per statement).
-        [`SELECT ${Array.from({ length: 60 }, (_, index) => `${index % 2 ? 'name' : 'id'} AS c${index}`).join(', ')} FROM t ORDER BY id`, []],
-        // Names are written into that literal: each must stay a plain own property.
-        [`SELECT 1 AS "__proto__", 2 AS "a""b", 3 AS "back\\slash", 4 AS "new
-line", 5 AS "}; throw 1; ({", 6 AS "ünï"`, []],
-      ];
-      const own = new DatabaseSync(':memory:');
-      own.exec(`CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score REAL, note TEXT);
-        INSERT INTO t (name, score, note) VALUES ('a', 1.5, NULL), ('b', 2, 'x')`);
-      for (const [sql, params] of statements) {
-        const rows = await db.all<Record<string, unknown>>(sql, params);
-        const expected = own.prepare(sql).all(...params).map((row) => ({ ...row }));
-        assert.deepEqual(rows.map((row) => ({ ...row })), expected, sql);
-        for (const row of rows) {
-          assert.deepEqual(Object.keys(row), Object.keys(expected[0]!), `${sql}: keys in column order`);
-          assert.equal(Object.getPrototypeOf(row), Object.prototype, `${sql}: a plain object`);
-        }
-      }
-      own.close();
-      assert.equal((await db.run('DELETE FROM t WHERE id = ?', [2])).changes, 1);
-    } finally {
-      await db.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await checkSqliteRows();
+  });
+
+  it('reads them the same where code may not be made from strings (--disallow-code-generation-from-strings, as NODE_OPTIONS may set)', () => {
+    const check = fileURLToPath(new URL('../support/sqliteRowCheck.ts', import.meta.url));
+    const child = spawnSync(process.execPath, ['--disallow-code-generation-from-strings', check], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(child.status, 0, child.stderr);
   });
 });
