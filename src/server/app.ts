@@ -106,7 +106,7 @@ export interface LeaseServerConfig {
   machineSilentAfterMs?: number;
   /** Process reader for pid targets (tests inject failures); defaults to /proc or ps. */
   processReader?: ProcessReader;
-  /** Process-table snapshot for a held pid's progress marker (its descendants' CPU time); defaults to /proc or ps. */
+  /** The process trees a held pid's progress marker sums (its descendants' CPU time); defaults to /proc's children files, else the whole table. */
   processLister?: ProcessLister;
   /** How often the Claude Code hook spool is replayed (default 2 s; also once at start). */
   hookReplayIntervalMs?: number;

@@ -169,6 +169,61 @@ export function listProcesses(): ProcessInfo[] {
   return psRows(['-A']);
 }
 
+/**
+ * Linux keeps each thread's children in /proc/<pid>/task/<tid>/children when the kernel is
+ * built with CONFIG_PROC_CHILDREN (Debian's, Ubuntu's and Fedora's are). Asked of this process.
+ */
+let childrenFiles: boolean | undefined;
+function hasChildrenFiles(): boolean {
+  if (childrenFiles === undefined) {
+    try {
+      readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8');
+      childrenFiles = true;
+    } catch {
+      childrenFiles = false;
+    }
+  }
+  return childrenFiles;
+}
+
+/**
+ * The processes of the trees under `roots`: each root and its descendants, followed through
+ * each thread's children file, so the cost is that of the trees, not of the machine (the whole
+ * table is ~15 ms with 580 processes, as on a developer's machine). A process that exits
+ * meanwhile is left out, as it would be from a table read a moment later. Null where there are
+ * no children files (not Linux, or a kernel without them): the caller reads the whole table.
+ */
+export function listProcessTrees(roots: readonly number[]): ProcessInfo[] | null {
+  if (!isLinux || !hasChildrenFiles()) return null;
+  const result: ProcessInfo[] = [];
+  const queue = [...roots];
+  const seen = new Set<number>();
+  for (let index = 0; index < queue.length; index++) {
+    const pid = queue[index]!;
+    if (seen.has(pid)) continue;
+    seen.add(pid);
+    const info = readProcessInfo(pid);
+    if (info === null) continue;
+    result.push(info);
+    let threads: string[];
+    try {
+      threads = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue; // exited after its stat was read
+    }
+    for (const tid of threads) {
+      let children: string;
+      try {
+        children = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8');
+      } catch {
+        continue; // the thread exited
+      }
+      for (const child of children.trim().split(/\s+/)) if (child !== '') queue.push(Number(child));
+    }
+  }
+  return result;
+}
+
 /** The argv of a process joined with spaces, or null when it is gone or unreadable. */
 export function readCommandLine(pid: number): string | null {
   if (isLinux) {

@@ -5,8 +5,8 @@
 // ended target releases within one interval; the renew write happens only once the lease has
 // used half its grant, so 1,000 healthy holds cost reads, not writes. A tick reads each distinct
 // pid once (its snapshot of the machine at one instant), however many holds wait on it, and the
-// whole process table (for the progress marker: the CPU time of the held process's tree) only
-// when a pid renewal is due. Team mode: only the leases granted on this machine are looked at;
+// process trees under the pids due (for the progress marker: the CPU time of the held process's
+// tree) only when a pid renewal is due. Team mode: only the leases granted on this machine are looked at;
 // another machine's pid means nothing here.
 import { IntervalLoop } from '../maintenance/intervalLoop.ts';
 import { type HoldObservation, decideHoldStep } from '../../core/waitLease/hold.ts';
@@ -132,17 +132,19 @@ export class HoldLoop {
 
   /**
    * The pid renewals due this tick, each given its pid's progress marker: the CPU time of the
-   * process tree, from the tick's own read of the pid and one process-table snapshot for every
-   * pid due, taken only when some pid renewal is due (a verify-only tick reads no table). This is
-   * the reading a hold's baseline is made of (pidProgressReadingOf: the process, then the table),
-   * so a tree that did nothing renews identically. A table that cannot be read is reported and
-   * counts no descendants (the process's own CPU time still moves the marker).
+   * process tree, from the tick's own read of the pid and one read of the trees under every pid
+   * due, taken only when some pid renewal is due (a verify-only tick reads none). This is the
+   * reading a hold's baseline is made of (pidProgressReadingOf: the process, then its tree), so
+   * a tree that did nothing renews identically. Trees that cannot be read are reported and count
+   * no descendants (the process's own CPU time still moves the marker).
    */
   private withProgressMarkers(due: readonly HeldRenewalDue[], rows: ReadonlyMap<number, ProcessInfo | null>): HeldRenewalDue[] {
     if (due.length === 0) return [];
     let table: ChildrenIndex<ProcessInfo> = new Map();
     try {
-      table = childrenIndex(this.options.service.listProcesses());
+      const roots = new Set<number>();
+      for (const item of due) if (item.stored.record.observer.kind === 'pid' && item.pidReading !== null) roots.add(item.stored.record.observer.pid);
+      table = childrenIndex(this.options.service.listProcesses([...roots]));
     } catch (error) {
       this.options.onError?.(error);
     }

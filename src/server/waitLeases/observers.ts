@@ -6,14 +6,18 @@ import { LeaseholdError, invalidArgument } from '../../core/errors.ts';
 import type { ChildrenIndex } from '../../core/processTree.ts';
 import { type PidReading, pidTreeCpuTicks } from '../../core/waitLease/evidence.ts';
 import type { ProviderJobState } from '../../core/waitLease/hold.ts';
-import { type ProcessInfo, listProcesses, readProcessInfo } from '../observe/processInfo.ts';
+import { type ProcessInfo, listProcessTrees, listProcesses, readProcessInfo } from '../observe/processInfo.ts';
 
 export type ProcessReader = (pid: number) => ProcessInfo | null;
-/** One snapshot of the process table (every process visible to this user). */
-export type ProcessLister = () => ProcessInfo[];
+/**
+ * The processes of the trees under `roots` (each root and its descendants), read at one moment:
+ * what a progress marker sums. A lister may return more (the whole table): only the trees count.
+ */
+export type ProcessLister = (roots: readonly number[]) => ProcessInfo[];
 
 export const defaultProcessReader: ProcessReader = readProcessInfo;
-export const defaultProcessLister: ProcessLister = listProcesses;
+/** The trees through /proc's children files, or the whole table where there are none. */
+export const defaultProcessLister: ProcessLister = (roots) => listProcessTrees(roots) ?? listProcesses();
 
 /**
  * A pid reading for core from what the server read of it: its identity (no process, or an
@@ -35,14 +39,15 @@ export function pidReadingOf(pid: number, read: ProcessReader, readAtWallMs: num
 }
 
 /**
- * A pid reading with its progress marker: the process, then one process-table snapshot for its
- * descendants. A table scan costs a few ms on a busy machine, so this is for when a marker is
- * written (a hold's baseline, a renewal), never for a liveness check. The hold loop makes the
- * same reading from its tick's read of the pid and one table for all pids due (holdLoop.ts).
+ * A pid reading with its progress marker: the process, then one read of its tree for its
+ * descendants. That costs a read per descendant (the whole table, a few ms on a busy machine,
+ * where /proc has no children files), so this is for when a marker is written (a hold's
+ * baseline, a renewal), never for a liveness check. The hold loop makes the same reading from
+ * its tick's read of the pid and one read of the trees of all pids due (holdLoop.ts).
  */
 export function pidProgressReadingOf(pid: number, read: ProcessReader, list: ProcessLister, readAtWallMs: number): PidReading {
   const info = read(pid);
-  return pidReadingFrom(pid, info, readAtWallMs, info === null ? [] : list());
+  return pidReadingFrom(pid, info, readAtWallMs, info === null ? [] : list([pid]));
 }
 
 export interface ProviderJobTarget {

@@ -90,7 +90,7 @@ export interface WaitLeaseServiceOptions {
   /** K: identical renewals in a row that escalate to a page (default 12). */
   identicalRenewalLimit?: number;
   readProcess?: ProcessReader;
-  /** The process-table snapshot a held pid's progress marker sums its descendants from (default /proc or ps). */
+  /** The process trees a held pid's progress marker sums its descendants from (default /proc's children files, else the whole table from /proc or ps). */
   listProcesses?: ProcessLister;
   providerTimeoutMs?: number;
   /** A lease was granted or shortened: the sweeper re-arms its timer. */
