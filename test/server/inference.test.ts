@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { listProcesses, readArgv, readProcessInfo } from '../../src/server/observe/processInfo.ts';
+import { listProcessTrees, listProcesses, readArgv, readProcessInfo } from '../../src/server/observe/processInfo.ts';
 import { storageTargets, tempDir } from '../support/storage.ts';
 import { rejection, startTestServer, type TestServer } from '../support/server.ts';
 import type { LeaseholdApiError } from '../../src/client/client.ts';
@@ -64,6 +64,8 @@ for (const target of storageTargets) {
       const sleep = await until('the sleep child', childOf(shell.pid!));
       const first = await tick();
       assert.equal(first.acquired, 1, 'within one observation tick');
+      // The tick read the pane's tree (the shell and its sleep), not the machine's table.
+      if (listProcessTrees([shell.pid!]) !== null) assert.equal(first.processes, 2);
       const [lease] = await leases();
       assert.ok(lease);
       assert.equal(lease.kind, 'inferred');

@@ -1,6 +1,7 @@
 // The inferred tier's observer: on the machine that owns the panes, each tick reads what that
-// machine already holds (one scan of the process table, each process's group and its terminal's
-// foreground group among it; Claude Code's session files; VS Code's shell-integration reports)
+// machine already holds (one read of the process trees under the panes' shells, each process's
+// group and its terminal's foreground group among them; Claude Code's session files; VS Code's
+// shell-integration reports)
 // and applies core's decideInference per pane: acquire an inferred lease held on the pane's
 // running job (its terminal's foreground job), end one whose job is gone, stopped or sent to the
 // background, or that a declared lease supersedes. Renewal is the hold loop's (an inferred lease is held on its target's pid + start
@@ -22,7 +23,8 @@ import { type SeenProcess, paneForegroundJob } from '../../core/waitLease/termin
 import { type ChildrenIndex, childrenIndex, descendantsIn } from '../../core/processTree.ts';
 import { LeaseholdError } from '../../core/errors.ts';
 import type { LeaseClock } from '../clock/leaseClock.ts';
-import { type ProcessInfo, listProcesses as listAllProcesses, readArgv as readProcessArgv, readStdinIsTerminal } from '../observe/processInfo.ts';
+import { type ProcessInfo, readArgv as readProcessArgv, readStdinIsTerminal } from '../observe/processInfo.ts';
+import { type ProcessLister, defaultProcessLister } from './observers.ts';
 import type { WaitLeaseService } from './waitLeaseService.ts';
 
 export const DEFAULT_INFERENCE_INTERVAL_MS = 2000;
@@ -35,7 +37,8 @@ export interface InferenceOptions {
   intervalMs?: number;
   /** TTL of each inferred grant (renewed by the hold loop while the target verifies). */
   ttlMs?: number;
-  listProcesses?: () => ProcessInfo[];
+  /** The process trees under the panes' shells, read at one moment (a lister may return the whole table). */
+  listProcesses?: ProcessLister;
   readArgv?: (pid: number) => readonly string[] | null;
   stdinIsTerminal?: (pid: number) => boolean | null;
   /** Claude Code's per-process session files (default $CLAUDE_CONFIG_DIR/sessions, else ~/.claude/sessions); null: not read. */
@@ -47,6 +50,7 @@ export interface InferenceOptions {
 
 export interface InferenceTickResult {
   panes: number;
+  /** Processes read this tick: those of the panes' trees (the whole table where /proc has no children files). */
   processes: number;
   acquired: number;
   ended: number;
@@ -161,9 +165,14 @@ export class InferenceObserver {
     return this.options.intervalMs ?? DEFAULT_INFERENCE_INTERVAL_MS;
   }
 
-  /** One read of the machine for a tick: the process table, indexed, and who has a session file. */
-  private readMachine(): MachineView {
-    const table = (this.options.listProcesses ?? listAllProcesses)();
+  /**
+   * One read of the machine for a tick: the process trees under the panes' shells, indexed, and
+   * who has a session file. Everything a pane is judged on is in its shell's tree (its children,
+   * its foreground job and that job's subtree), so the rest of the machine is not read: the
+   * whole table cost 14 ms every tick with 589 processes, as on a developer's machine.
+   */
+  private readMachine(shells: readonly number[]): MachineView {
+    const table = (this.options.listProcesses ?? defaultProcessLister)(shells);
     // Exited, not yet reaped: nothing to wait on.
     const live = table.filter((info) => info.state !== 'Z');
     const byPid = new Map(live.map((info) => [info.pid, info]));
@@ -231,7 +240,7 @@ export class InferenceObserver {
     const result: InferenceTickResult = { panes: panes.length, processes: 0, acquired: 0, ended: 0 };
     if (panes.length === 0) return result; // nothing to observe: no process scan
 
-    const machine = this.readMachine();
+    const machine = this.readMachine(panes.map(({ pane }) => pane.shellPid!));
     result.processes = machine.processes;
 
     for (const { pane, humanId } of panes) {
