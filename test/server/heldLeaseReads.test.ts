@@ -109,9 +109,12 @@ for (const target of storageTargets) {
       }
     });
 
-    it('a renewal compares with the row as stored: a JSON column it did not change keeps the text the row holds', async () => {
+    it('a renewal leaves a column it does not change as the row holds it (the observer, rewritten by hand with other spacing)', async () => {
       // The observer written by hand as equivalent JSON with other spacing (and the version left
-      // alone): the tick reads the row again, renews from it, and leaves that column as it was.
+      // alone): the tick reads the row again, renews from it, and does not write that column.
+      // (Whether a renewal compares with the row's text as read or with the record serialized
+      // again, the observer is the same: this holds for either; the fresh-read checks below hold
+      // the values as read to the rows.)
       const [{ observer }] = await store().db.all<{ observer: string }>('SELECT observer FROM wait_leases WHERE id = ?', [ids[0]!]);
       const spaced = JSON.stringify(JSON.parse(observer), null, 1);
       await store().db.run('UPDATE wait_leases SET observer = ? WHERE id = ?', [spaced, ids[0]!]);

@@ -6,16 +6,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { pidTreeCpuTicks } from '../../src/core/waitLease/evidence.ts';
 import { descendantsIn } from '../../src/core/processTree.ts';
 import { listProcessTrees, listProcesses, readProcessInfo } from '../../src/server/observe/processInfo.ts';
+import { until } from '../support/cli.ts';
 import { exited } from '../support/processes.ts';
 
-/** A child that prints a line once its tree is in place, and is killed with its process group. */
-function startTree(script: string, args: string[] = []): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['-e', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
-  return new Promise((resolve, reject) => {
-    child.stdout!.once('data', () => resolve(child));
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`tree exited ${code}`)));
-  });
+/** A node child running `script`, once the whole table shows `descendants` processes under it; killed with its process group. */
+async function startTree(script: string, descendants: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore', detached: true });
+  await until(`a tree of ${descendants} under the child`, async () => (descendantsIn(child.pid!, listProcesses()).length === descendants ? true : undefined));
+  return child;
 }
 
 async function kill(child: ChildProcess): Promise<void> {
@@ -41,24 +39,26 @@ describe('process trees for progress markers', function () {
       `const { spawn } = require('node:child_process');
        const { Worker } = require('node:worker_threads');
        spawn('sleep', ['60'], { stdio: 'ignore' });
-       new Worker("require('node:child_process').spawn('sh', ['-c', 'sleep 60 & wait'], { stdio: 'ignore' }); setTimeout(() => process.stdout.write('x'), 300); setInterval(() => {}, 1000);", { eval: true, stdout: false });
-       setTimeout(() => process.stdout.write('ready\\n'), 600);
+       new Worker("require('node:child_process').spawn('sh', ['-c', 'sleep 60 & wait'], { stdio: 'ignore' }); setInterval(() => {}, 1000);", { eval: true });
        setInterval(() => {}, 1000);`,
+      3,
     );
     try {
       const trees = listProcessTrees([root.pid!])!;
       const whole = listProcesses();
       assert.deepEqual(pidsOf(trees), pidsOf([readProcessInfo(root.pid!)!, ...descendantsIn(root.pid!, whole)]));
       assert.equal(trees.length, 4, 'the root, its sleep, the shell its worker spawned and that shell\u2019s sleep');
-      const marker = pidTreeCpuTicks(readProcessInfo(root.pid!)!, trees);
-      assert.equal(typeof marker, 'number');
+      // The descendants sleep, so their CPU time stands still between the two reads.
+      const info = readProcessInfo(root.pid!)!;
+      assert.equal(typeof pidTreeCpuTicks(info, trees), 'number');
+      assert.equal(pidTreeCpuTicks(info, trees), pidTreeCpuTicks(info, whole), 'the same progress marker');
     } finally {
       await kill(root);
     }
   });
 
   it('several roots at once, a root that is gone, and a root inside another tree are each read once', async () => {
-    const root = await startTree(`require('node:child_process').spawn('sh', ['-c', 'sleep 60 & wait'], { stdio: 'ignore' }); setTimeout(() => process.stdout.write('ready\\n'), 300); setInterval(() => {}, 1000);`);
+    const root = await startTree(`require('node:child_process').spawn('sh', ['-c', 'sleep 60 & wait'], { stdio: 'ignore' }); setInterval(() => {}, 1000);`, 2);
     try {
       const shell = descendantsIn(root.pid!, listProcesses()).find((row) => row.comm === 'sh')!;
       const gone = spawn('true');

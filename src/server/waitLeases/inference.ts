@@ -168,8 +168,8 @@ export class InferenceObserver {
   /**
    * One read of the machine for a tick: the process trees under the panes' shells, indexed, and
    * who has a session file. Everything a pane is judged on is in its shell's tree (its children,
-   * its foreground job and that job's subtree), so the rest of the machine is not read: the
-   * whole table cost 14 ms every tick with 589 processes, as on a developer's machine.
+   * its foreground job and that job's subtree), so the rest of the machine is not read: a read
+   * of the whole table took 14 ms with 589 processes, as on a developer's machine.
    */
   private readMachine(shells: readonly number[]): MachineView {
     const table = (this.options.listProcesses ?? defaultProcessLister)(shells);

@@ -214,7 +214,7 @@ const MUTABLE_COLUMNS = [
   'progress',
 ] as const;
 
-/** A held lease as heldLeases reads it: with the ledger columns a record does not hold (its write compares with every mutable value as stored). */
+/** A held lease as heldLeases reads it: with the columns a record does not hold (censoring, measured_duration_ms, observer_kind), as its write compares with every mutable value as stored. */
 const HELD_LEASE_COLUMNS = [...new Set([...LEASE_COLUMNS, ...MUTABLE_COLUMNS])].join(', ');
 
 /**
@@ -223,6 +223,12 @@ const HELD_LEASE_COLUMNS = [...new Set([...LEASE_COLUMNS, ...MUTABLE_COLUMNS])].
  * (a write that leaves it alone has it moved by the trigger of migration 17).
  */
 const ROW_STAMP = { postgres: 'xmin::text', sqlite: 'CAST(version AS TEXT)' } as const;
+
+/** The held rows named by id: a text[] parameter on PostgreSQL, a JSON array on SQLite. */
+const HELD_IDS = {
+  postgres: { clause: 'id = ANY(?::text[])', param: (ids: string[]) => ids as unknown as SqlValue },
+  sqlite: { clause: 'id IN (SELECT value FROM json_each(?))', param: (ids: string[]) => JSON.stringify(ids) },
+} as const;
 
 /** Where expired_notice_consumed is among MUTABLE_COLUMNS: SQLite stores it as 0 or 1. */
 const EXPIRED_NOTICE_CONSUMED = MUTABLE_COLUMNS.indexOf('expired_notice_consumed');
@@ -1007,11 +1013,11 @@ export class WaitLeaseStore {
     const reread = new Set<string>();
     if (unseen.length > 0) {
       // Rows written since the first read come back newer, with their own stamp; rows no longer held do not come back.
-      const ids = this.db.dialect === 'postgres' ? 'id = ANY(?::text[])' : 'id IN (SELECT value FROM json_each(?))';
-      const rows = await this.db.all<LeaseRow & { stamp: string }>(`${this.selectHeldLease()} WHERE ${ids} AND ${held}`, [
-        this.db.dialect === 'postgres' ? (unseen as unknown as SqlValue) : JSON.stringify(unseen),
-        machineId,
-      ]);
+      const ids = HELD_IDS[this.db.dialect];
+      const rows = await this.db.all<LeaseRow & { stamp: string }>(
+        `SELECT ${HELD_LEASE_COLUMNS}, ${ROW_STAMP[this.db.dialect]} AS stamp FROM wait_leases WHERE ${ids.clause} AND ${held}`,
+        [ids.param(unseen), machineId],
+      );
       for (const { stamp, ...row } of rows) {
         this.heldRows.set(row.id, { stamp, stored: toStored(row), values: storedValues(row) });
         reread.add(row.id);
@@ -1024,10 +1030,6 @@ export class WaitLeaseStore {
       const known = this.heldRows.get(id);
       return known && (reread.has(id) || known.stamp === stamp) ? [known.stored] : [];
     });
-  }
-
-  private selectHeldLease(): string {
-    return `SELECT ${HELD_LEASE_COLUMNS}, ${ROW_STAMP[this.db.dialect]} AS stamp FROM wait_leases`;
   }
 
   /**
